@@ -1,0 +1,124 @@
+import { type ErrorKind, type Outcome, type Reason, REASONS } from "./reasons.js";
+
+/** The fields of an {@link McpToolError}, as constructed and as serialized by `toJSON()`. */
+export interface McpToolErrorFields {
+  kind: ErrorKind;
+  reason: Reason;
+  /** The `shouldRetry` verdict: could the same call succeed later? */
+  transient: boolean;
+  outcome: Outcome;
+  /** The JSON-RPC error code, where there is one. */
+  code?: number;
+  /** The HTTP status, where there is one. */
+  status?: number;
+  /** The server's wait hint (Retry-After or `data.retryAfter`), in milliseconds. */
+  retryAfterMs?: number;
+  /** The name the model called. */
+  toolName?: string;
+  serverName?: string;
+  /** How many attempts were made. @default 1 */
+  attempts?: number;
+  /** Extra structured detail: the JSON-RPC `data`, a process's exit code and stderr tail. */
+  data?: unknown;
+}
+
+export interface McpToolErrorOptions extends McpToolErrorFields {
+  /** The failure's message, before cleaning and redaction. */
+  message: string;
+  /** The original error, untouched. */
+  cause?: unknown;
+}
+
+/** The serialized form, safe to put in a ToolMessage artifact. */
+export interface McpToolErrorJSON extends McpToolErrorFields {
+  name: "McpToolError";
+  message: string;
+  attempts: number;
+}
+
+/**
+ * One normalized, classified failure of an MCP tool call.
+ *
+ * Branch on `reason`, `kind`, `transient` and `outcome`, never on the message text.
+ * The original error is kept untouched in `cause`.
+ */
+export class McpToolError extends Error {
+  override readonly name = "McpToolError";
+  readonly kind: ErrorKind;
+  readonly reason: Reason;
+  readonly transient: boolean;
+  readonly outcome: Outcome;
+  readonly code?: number;
+  readonly status?: number;
+  readonly retryAfterMs?: number;
+  toolName?: string;
+  serverName?: string;
+  attempts: number;
+  readonly data?: unknown;
+
+  constructor(options: McpToolErrorOptions) {
+    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = options.kind;
+    this.reason = options.reason;
+    this.transient = options.transient;
+    this.outcome = options.outcome;
+    if (options.code !== undefined) this.code = options.code;
+    if (options.status !== undefined) this.status = options.status;
+    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
+    if (options.toolName !== undefined) this.toolName = options.toolName;
+    if (options.serverName !== undefined) this.serverName = options.serverName;
+    this.attempts = options.attempts ?? 1;
+    if (options.data !== undefined) this.data = options.data;
+  }
+
+  /** Builds an error for `reason` with the table's defaults; `overrides` win. */
+  static of(
+    reason: Reason,
+    message: string,
+    overrides: Partial<McpToolErrorFields> & { cause?: unknown } = {},
+  ): McpToolError {
+    const info = REASONS[reason];
+    return new McpToolError({
+      kind: info.kind,
+      transient: info.transient,
+      outcome: info.outcome,
+      ...overrides,
+      reason,
+      message,
+    });
+  }
+
+  /** A copy with some fields changed; the cause is kept. */
+  with(changes: Partial<McpToolErrorFields> & { message?: string }): McpToolError {
+    return new McpToolError({ ...this.fields(), message: this.message, cause: this.cause, ...changes });
+  }
+
+  private fields(): McpToolErrorFields {
+    const out: McpToolErrorFields = {
+      kind: this.kind,
+      reason: this.reason,
+      transient: this.transient,
+      outcome: this.outcome,
+      attempts: this.attempts,
+    };
+    if (this.code !== undefined) out.code = this.code;
+    if (this.status !== undefined) out.status = this.status;
+    if (this.retryAfterMs !== undefined) out.retryAfterMs = this.retryAfterMs;
+    if (this.toolName !== undefined) out.toolName = this.toolName;
+    if (this.serverName !== undefined) out.serverName = this.serverName;
+    if (this.data !== undefined) out.data = this.data;
+    return out;
+  }
+
+  /**
+   * Plain data, without `cause` (which may hold sockets or processes). The message here is
+   * raw: use `toModelText` for anything a model or a log outside your process reads.
+   */
+  toJSON(): McpToolErrorJSON {
+    return { name: "McpToolError", message: this.message, ...this.fields(), attempts: this.attempts };
+  }
+}
+
+export function isMcpToolError(error: unknown): error is McpToolError {
+  return error instanceof McpToolError;
+}

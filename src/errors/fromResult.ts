@@ -1,0 +1,35 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { contentText } from "../mcp/content.js";
+import { McpToolError } from "./McpToolError.js";
+import { stripMcpPrefix, type NormalizeContext } from "./normalize.js";
+
+const INPUT_VALIDATION = /^Input validation error\b|^Invalid arguments for tool\b/;
+const OUTPUT_VALIDATION = /^Output validation error\b/;
+const TOOL_MISSING = /^Tool (\S+) (not found|disabled)\b/;
+
+/**
+ * Classifies a result that answered `isError: true`; `undefined` for any other result.
+ *
+ * SDK servers turn a thrown McpError into an error result whose text keeps the
+ * "MCP error -32602:" prefix, so the text tells invalid arguments and a stale tool list apart.
+ */
+export function fromResult(result: unknown, context: NormalizeContext = {}): McpToolError | undefined {
+  if (!isErrorResult(result)) return undefined;
+  const raw = contentText(result.content);
+  const text = stripMcpPrefix(raw.trim());
+  const base = {
+    toolName: context.toolName,
+    serverName: context.serverName,
+    attempts: context.attempts,
+    data: result.structuredContent ?? undefined,
+  };
+  const fields = Object.fromEntries(Object.entries(base).filter(([, v]) => v !== undefined));
+  if (INPUT_VALIDATION.test(text)) return McpToolError.of("invalid_params", text, { ...fields, kind: "domain" });
+  if (OUTPUT_VALIDATION.test(text)) return McpToolError.of("output_schema_mismatch", text, { ...fields, kind: "domain" });
+  if (TOOL_MISSING.test(text)) return McpToolError.of("tool_not_found", text, fields);
+  return McpToolError.of("tool_error", text || "The tool reported an error without a message.", fields);
+}
+
+function isErrorResult(result: unknown): result is CallToolResult & { isError: true } {
+  return typeof result === "object" && result !== null && (result as { isError?: unknown }).isError === true;
+}

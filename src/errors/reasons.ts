@@ -1,0 +1,121 @@
+/**
+ * The one table of failure reasons. Messages, hints and `shouldRetry` all read from it,
+ * so a reason's default verdict is stated exactly once (see ../shared/ERRORS.md).
+ */
+
+/** Where a failure was decided. */
+export type ErrorKind = "protocol" | "transport" | "domain" | "client";
+
+/**
+ * Did the server run the tool?
+ * - `not_sent`: certainly not.
+ * - `unknown`: it may have.
+ * - `executed`: it ran and reported failure.
+ */
+export type Outcome = "not_sent" | "unknown" | "executed";
+
+/** What the model should do next; each reason points at one. */
+export type HintKey =
+  | "fix_arguments"
+  | "try_later"
+  | "person_must_act"
+  | "use_another_tool"
+  | "stale_tool_list"
+  | "read_tool_message"
+  | "bad_result"
+  | "cancelled"
+  | "reconnect";
+
+export interface ReasonInfo {
+  /** The kind this reason has unless the failure says otherwise. */
+  readonly kind: ErrorKind;
+  /** Could the same call succeed later? The default `shouldRetry` verdict. */
+  readonly transient: boolean;
+  /** Did the server run the tool, by default, for this reason? */
+  readonly outcome: Outcome;
+  /** A short human label, used by `handleError`. */
+  readonly label: string;
+  /** What the model is told to do. */
+  readonly hint: HintKey;
+}
+
+const reason = (
+  kind: ErrorKind,
+  transient: boolean,
+  outcome: Outcome,
+  label: string,
+  hint: HintKey,
+): ReasonInfo => ({ kind, transient, outcome, label, hint });
+
+/** Every reason this library produces, with its default verdict. */
+export const REASONS = {
+  // Protocol: JSON-RPC error responses from the server.
+  parse_error: reason("protocol", false, "not_sent", "the server could not parse the request", "use_another_tool"),
+  invalid_request: reason("protocol", false, "not_sent", "the server rejected the request as invalid", "use_another_tool"),
+  method_not_found: reason("protocol", false, "not_sent", "the server does not support this method", "use_another_tool"),
+  invalid_params: reason("protocol", false, "not_sent", "invalid arguments", "fix_arguments"),
+  internal_error: reason("protocol", true, "unknown", "internal server error", "try_later"),
+  server_error: reason("protocol", true, "executed", "server error", "try_later"),
+  rate_limited: reason("protocol", true, "not_sent", "rate limited", "try_later"),
+  elicitation_required: reason("protocol", false, "not_sent", "user action required", "person_must_act"),
+
+  // Transport: the pipe or the HTTP layer failed.
+  connection_closed: reason("transport", true, "unknown", "connection closed", "reconnect"),
+  not_connected: reason("transport", true, "not_sent", "not connected", "reconnect"),
+  connection_refused: reason("transport", true, "not_sent", "connection refused", "try_later"),
+  connection_reset: reason("transport", true, "unknown", "connection reset", "try_later"),
+  network_timeout: reason("transport", true, "not_sent", "network timeout", "try_later"),
+  dns_failure: reason("transport", true, "not_sent", "DNS lookup failed", "try_later"),
+  spawn_failed: reason("transport", false, "not_sent", "the server process could not be started", "person_must_act"),
+  http_error: reason("transport", false, "not_sent", "HTTP error", "use_another_tool"),
+  service_unavailable: reason("transport", true, "not_sent", "service unavailable", "try_later"),
+  unauthorized: reason("transport", false, "not_sent", "unauthorized", "person_must_act"),
+  forbidden: reason("transport", false, "not_sent", "forbidden", "person_must_act"),
+  session_expired: reason("transport", true, "not_sent", "session expired", "reconnect"),
+  stream_error: reason("transport", true, "unknown", "stream error", "try_later"),
+
+  // Client side: decided by us.
+  request_timeout: reason("client", true, "unknown", "timed out", "try_later"),
+  cancelled: reason("client", false, "unknown", "cancelled", "cancelled"),
+  invalid_arguments: reason("client", false, "not_sent", "invalid arguments", "fix_arguments"),
+  invalid_result: reason("client", false, "executed", "invalid result from the server", "bad_result"),
+  output_schema_mismatch: reason("client", false, "executed", "result does not match the output schema", "bad_result"),
+  capability_missing: reason("client", false, "not_sent", "capability not supported by the server", "use_another_tool"),
+  circuit_open: reason("client", true, "not_sent", "circuit open: the server is failing", "try_later"),
+
+  // Domain: the tool ran and answered `isError: true`.
+  tool_not_found: reason("domain", false, "not_sent", "tool not found", "stale_tool_list"),
+  tool_error: reason("domain", false, "executed", "tool error", "read_tool_message"),
+
+  unknown: reason("client", false, "unknown", "unknown error", "use_another_tool"),
+} as const satisfies Record<string, ReasonInfo>;
+
+/** A stable snake_case name for a failure. */
+export type Reason = keyof typeof REASONS;
+
+/** All reasons, for iteration in docs and tests. */
+export const REASON_NAMES = Object.keys(REASONS) as Reason[];
+
+/** What the model reads after the message, one sentence per hint. */
+export const HINTS: Record<HintKey | "unknown_outcome" | "retries_exhausted", string> = {
+  fix_arguments: "Fix the arguments to match the tool's input schema, then call it again.",
+  try_later: "This is likely temporary: try again later or use another tool.",
+  person_must_act: "Do not retry: a person must act before this can work.",
+  use_another_tool: "Do not retry this call unchanged; use another tool or approach.",
+  stale_tool_list: "The tool is no longer available on the server; use another tool.",
+  read_tool_message: "The tool ran and reported this error; change the request based on the message before trying again.",
+  bad_result: "The server sent a malformed result; do not retry this call, use another tool.",
+  cancelled: "The call was cancelled; do not retry unless asked to.",
+  reconnect: "The connection to the server was lost; try again shortly.",
+  unknown_outcome:
+    "The outcome is unknown: the tool may have run. Check whether it took effect before calling it again.",
+  retries_exhausted: "Retries are exhausted: try again later or use another tool.",
+};
+
+export function reasonInfo(name: Reason): ReasonInfo {
+  return REASONS[name];
+}
+
+export function isReason(name: unknown): name is Reason {
+  return typeof name === "string" && Object.hasOwn(REASONS, name);
+}
