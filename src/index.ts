@@ -9,3 +9,30 @@ export { cleanMessage, safeMessage, toSafeJSON, truncate, DEFAULT_MAX_LENGTH } f
 export type { ModelTextOptions } from "./errors/text.js";
 export { redact, redactValue, REDACTED } from "./errors/redact.js";
 export type { RedactOptions } from "./errors/redact.js";
+export { McpToolkit, createMcpTools, fallbackEligible, DEFAULT_CLIENT_INFO } from "./langchain/McpToolkit.js";
+export type { CreateMcpToolsOptions } from "./langchain/McpToolkit.js";
+export { McpTool } from "./langchain/McpTool.js";
+export type { McpToolMetadata } from "./langchain/McpTool.js";
+export { McpConfigError, DEFAULT_TIMEOUT_MS } from "./config.js";
+export type {
+  ClientServerConfig,
+  ErrorOptions,
+  FallbackFunction,
+  HttpServerConfig,
+  McpToolkitConfig,
+  ReconnectOptions,
+  ServerConfig,
+  ServerOptions,
+  SseServerConfig,
+  StdioServerConfig,
+  ToolPolicy,
+} from "./config.js";
+export type { McpEvent, McpEventListener, McpEventType } from "./events.js";
+export { DEFAULT_RETRY, backoffDelay, retryVerdict } from "./policy/RetryPolicy.js";
+export type { RetryOptions, RetryUnknownOutcome } from "./policy/RetryPolicy.js";
+export { DEFAULT_BREAKER } from "./policy/CircuitBreaker.js";
+export type { BreakerOptions } from "./policy/CircuitBreaker.js";
+export { DEFAULT_RECONNECT } from "./mcp/Connection.js";
+export { resolvePolicy } from "./policy/resolve.js";
+export type { ResolvedPolicy } from "./policy/resolve.js";
+export { convertResult, describeBlock } from "./mcp/content.js";

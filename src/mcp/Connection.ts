@@ -1,0 +1,233 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ReconnectOptions, ServerConfig } from "../config.js";
+import { McpToolError } from "../errors/McpToolError.js";
+import { normalize, type ExitInfo } from "../errors/normalize.js";
+import { safeEmit, type McpEventListener } from "../events.js";
+import { sleep } from "../policy/RetryPolicy.js";
+import { sseTransport, StderrTail, stdioTransport, streamableTransport, type TransportProbe } from "./transports.js";
+
+/** @default { enabled: true, minDelayMs: 100, maxDelayMs: 5000 } */
+export const DEFAULT_RECONNECT: Required<ReconnectOptions> = Object.freeze({ enabled: true, minDelayMs: 100, maxDelayMs: 5000 });
+
+/** A live client and the generation it belongs to; a call keeps both to tell what happened during it. */
+export interface Lease {
+  client: Client;
+  generation: number;
+  /** Did the connection hold a session id when the call started? */
+  hadSession: boolean;
+}
+
+/**
+ * One server's connection. Tools ask it for the live client at call time, so a reconnect
+ * (new process, new session) is invisible to them. Reconnection is lazy: the next call
+ * after a close builds a fresh transport, with backoff after failures.
+ */
+export class Connection {
+  private client: Client | undefined;
+  private transport: Transport | undefined;
+  private connecting: Promise<Lease> | undefined;
+  private generation = 0;
+  private live = false;
+  private closed = false;
+  private failures = 0;
+  private nextAttemptAt = 0;
+  private readonly probe: TransportProbe = {};
+  private readonly stderr: StderrTail;
+  private readonly reconnect: Required<ReconnectOptions>;
+  private readonly inflight = new Map<number, AbortController>();
+  /** The tools the server listed at the last (re)connect. */
+  tools: Tool[] = [];
+  /** How the last connection ended, for error messages. */
+  lastExit: ExitInfo | undefined;
+
+  constructor(
+    readonly name: string,
+    private readonly config: ServerConfig,
+    private readonly clientInfo: { name: string; version: string },
+    private readonly onEvent?: McpEventListener,
+  ) {
+    this.stderr = new StderrTail("transport" in config && config.transport === "stdio" ? (config.stderrLines ?? 20) : 20);
+    this.reconnect = { ...DEFAULT_RECONNECT, ...config.reconnect };
+    if ("client" in config) this.reconnect.enabled = false;
+    this.probe.onStreamLost = (ids, error) => {
+      for (const id of ids) this.inflight.get(id)?.abort(new StreamLostError(error));
+    };
+  }
+
+  get isLive(): boolean {
+    return this.live;
+  }
+
+  get sessionId(): string | undefined {
+    return (this.transport as { sessionId?: string } | undefined)?.sessionId;
+  }
+
+  /** The generation that is live now; a call compares it with its lease's. */
+  get currentGeneration(): number {
+    return this.generation;
+  }
+
+  /** Did the connection a lease came from close (or get replaced) since the lease was taken? */
+  closedSince(lease: Lease): boolean {
+    return lease.generation !== this.generation || !this.live;
+  }
+
+  /** The Retry-After the server sent since `since` (ms epoch), if any. */
+  retryAfterSince(since: number): number | undefined {
+    const r = this.probe.retryAfter;
+    return r && r.at >= since ? r.ms : undefined;
+  }
+
+  /** Registers a call's controller under its JSON-RPC id, so a broken response stream can end it. */
+  track(id: number | undefined, controller: AbortController): () => void {
+    if (id === undefined) return () => {};
+    this.inflight.set(id, controller);
+    return () => {
+      if (this.inflight.get(id) === controller) this.inflight.delete(id);
+    };
+  }
+
+  /** First connection; rejects with a classified error. */
+  async connect(signal?: AbortSignal): Promise<Lease> {
+    return this.lease(signal);
+  }
+
+  /** The live client, connecting or reconnecting first when needed. */
+  async lease(signal?: AbortSignal): Promise<Lease> {
+    if (this.closed) throw McpToolError.of("not_connected", `The connection to server '${this.name}' was closed by the toolkit.`, { serverName: this.name });
+    if (this.live && this.client) return { client: this.client, generation: this.generation, hadSession: this.sessionId !== undefined };
+    if (this.generation > 0 && !this.reconnect.enabled) {
+      throw McpToolError.of("not_connected", `The connection to server '${this.name}' is closed and reconnection is off.`, { serverName: this.name });
+    }
+    this.connecting ??= this.open(signal).finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  /** Drops the current client so the next call reconnects (after an expired session, say). */
+  async invalidate(lease: Lease): Promise<void> {
+    if (lease.generation !== this.generation || !this.live) return;
+    this.live = false;
+    await this.disposeClient();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.live = false;
+    for (const controller of this.inflight.values()) controller.abort(new Error("The toolkit is closing."));
+    this.inflight.clear();
+    await this.connecting?.catch(() => undefined);
+    await this.disposeClient();
+  }
+
+  private async open(signal?: AbortSignal): Promise<Lease> {
+    const wait = this.nextAttemptAt - Date.now();
+    if (wait > 0) await sleep(wait, signal);
+    const isReconnect = this.generation > 0;
+    try {
+      const lease = await this.establish();
+      this.failures = 0;
+      this.nextAttemptAt = 0;
+      if (isReconnect) safeEmit(this.onEvent, { type: "reconnect", serverName: this.name, attempt: lease.generation - 1 });
+      return lease;
+    } catch (error) {
+      this.failures++;
+      const delay = Math.min(this.reconnect.maxDelayMs, this.reconnect.minDelayMs * 2 ** (this.failures - 1));
+      this.nextAttemptAt = Date.now() + delay;
+      throw normalize(error, { serverName: this.name, exit: this.probe.exit, notSent: true });
+    }
+  }
+
+  private async establish(): Promise<Lease> {
+    await this.disposeClient();
+    this.probe.exit = undefined;
+    this.probe.retryAfter = undefined;
+    this.stderr.clear();
+    const config = this.config;
+    let client: Client;
+    let transport: Transport | undefined;
+    if ("client" in config) {
+      client = config.client;
+      if (!client.transport) throw new Error("Not connected");
+    } else {
+      client = new Client(this.clientInfo);
+      transport = await this.connectTransport(client, config);
+    }
+    let tools: Tool[];
+    try {
+      tools = await listAllTools(client);
+    } catch (error) {
+      if (transport) await client.close().catch(() => undefined);
+      throw error;
+    }
+    const generation = ++this.generation;
+    const previous = client.onclose;
+    client.onclose = () => {
+      previous?.();
+      if (generation !== this.generation) return;
+      this.live = false;
+      this.lastExit = this.probe.exit ?? (this.stderr.text() ? { stderrTail: this.stderr.text() } : undefined);
+    };
+    this.client = client;
+    this.transport = transport;
+    this.tools = tools;
+    this.live = true;
+    return { client, generation, hadSession: this.sessionId !== undefined };
+  }
+
+  private async connectTransport(client: Client, config: Exclude<ServerConfig, { client: unknown }>): Promise<Transport> {
+    if (config.transport === "stdio") return connectOrClose(client, stdioTransport(config, this.probe, this.stderr));
+    if (config.transport === "sse") return connectOrClose(client, sseTransport(config, this.probe));
+    try {
+      return await connectOrClose(client, streamableTransport(config, this.probe));
+    } catch (error) {
+      // Servers that only speak the older SSE transport answer a streamable POST with 4xx.
+      if (!(error instanceof StreamableHTTPError) || ![400, 404, 405].includes(error.code ?? 0)) throw error;
+      return connectOrClose(client, sseTransport(config, this.probe));
+    }
+  }
+
+  private async disposeClient(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.transport = undefined;
+    if (!client || "client" in this.config) return;
+    client.onclose = undefined;
+    await client.close().catch(() => undefined);
+  }
+}
+
+/** Connects, and on failure closes the transport so no process or socket is left behind. */
+async function connectOrClose(client: Client, transport: Transport): Promise<Transport> {
+  try {
+    await client.connect(transport);
+    return transport;
+  } catch (error) {
+    await transport.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The reason a call's controller is aborted with when its HTTP response stream breaks. */
+export class StreamLostError extends Error {
+  override readonly name = "StreamLostError";
+  constructor(cause: unknown) {
+    super(`SSE stream disconnected before the server answered: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+async function listAllTools(client: Client): Promise<Tool[]> {
+  if (!client.getServerCapabilities()?.tools) return [];
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : undefined);
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}

@@ -1,0 +1,132 @@
+import type { ChildProcess } from "node:child_process";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { HttpServerConfig, SseServerConfig, StdioServerConfig } from "../config.js";
+import type { ExitInfo } from "../errors/normalize.js";
+import { parseRetryAfter } from "../errors/normalize.js";
+
+/** What a connection learns from its transport beyond JSON-RPC. */
+export interface TransportProbe {
+  /** How the stdio process ended, once it has. */
+  exit?: ExitInfo;
+  /** The last Retry-After the HTTP server sent, and when. */
+  retryAfter?: { ms: number; at: number };
+  /** Called with the JSON-RPC ids whose POST response stream broke before it finished. */
+  onStreamLost?: (ids: number[], error: unknown) => void;
+}
+
+/** Keeps the last lines of a process's stderr, bounded in lines and bytes. */
+export class StderrTail {
+  private lines: string[] = [];
+  private partial = "";
+
+  constructor(private readonly maxLines = 20, private readonly maxChars = 4000) {}
+
+  push(chunk: Buffer | string): void {
+    const text = this.partial + chunk.toString();
+    const parts = text.split(/\r?\n/);
+    this.partial = (parts.pop() ?? "").slice(-this.maxChars);
+    for (const line of parts) if (line.trim() !== "") this.lines.push(line.slice(0, this.maxChars));
+    if (this.lines.length > this.maxLines) this.lines.splice(0, this.lines.length - this.maxLines);
+  }
+
+  text(): string {
+    const all = [...this.lines, ...(this.partial.trim() ? [this.partial] : [])].join("\n");
+    return all.length > this.maxChars ? all.slice(-this.maxChars) : all;
+  }
+
+  clear(): void {
+    this.lines = [];
+    this.partial = "";
+  }
+}
+
+/** A stdio transport whose process's exit code and stderr tail are recorded in `probe`. */
+export function stdioTransport(config: StdioServerConfig, probe: TransportProbe, stderr: StderrTail): Transport {
+  const transport = new StdioClientTransport({
+    command: config.command,
+    args: config.args ?? [],
+    env: { ...getDefaultEnvironment(), ...config.env },
+    ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
+    stderr: "pipe",
+  });
+  transport.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    await start();
+    // The SDK keeps the child private and reports a close without its exit code; the
+    // child is read here once, right after spawn (pinned by a test against SDK 1.32).
+    const child = (transport as unknown as { _process?: ChildProcess })._process;
+    child?.once("exit", (exitCode, signal) => {
+      probe.exit = { exitCode, signal, stderrTail: stderr.text() };
+    });
+  };
+  return transport;
+}
+
+/**
+ * A fetch that records Retry-After on failed responses (the SDK's HTTP errors do not carry
+ * headers) and reports POST response streams that break before they finish.
+ */
+export function probingFetch(probe: TransportProbe): FetchLike {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    if (!response.ok) {
+      const ms = parseRetryAfter(response.headers.get("retry-after"));
+      if (ms !== undefined) probe.retryAfter = { ms, at: Date.now() };
+      return response;
+    }
+    if (init?.method !== "POST" || !response.body || !response.headers.get("content-type")?.includes("text/event-stream")) {
+      return response;
+    }
+    const ids = requestIds(init.body);
+    if (ids.length === 0) return response;
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        try {
+          const { value, done } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        } catch (error) {
+          probe.onStreamLost?.(ids, error);
+          controller.error(error);
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+function requestIds(body: unknown): number[] {
+  if (typeof body !== "string") return [];
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    const messages = Array.isArray(parsed) ? parsed : [parsed];
+    return messages
+      .filter((m): m is { id: number; method: string } => typeof m === "object" && m !== null && "method" in m && typeof (m as { id?: unknown }).id === "number")
+      .map((m) => m.id);
+  } catch {
+    return [];
+  }
+}
+
+export function streamableTransport(config: HttpServerConfig, probe: TransportProbe): StreamableHTTPClientTransport {
+  return new StreamableHTTPClientTransport(new URL(String(config.url)), {
+    requestInit: { headers: config.headers ?? {} },
+    fetch: probingFetch(probe),
+    ...(config.authProvider ? { authProvider: config.authProvider } : {}),
+  });
+}
+
+export function sseTransport(config: HttpServerConfig | SseServerConfig, probe: TransportProbe): SSEClientTransport {
+  return new SSEClientTransport(new URL(String(config.url)), {
+    requestInit: { headers: config.headers ?? {} },
+    fetch: probingFetch(probe),
+    ...(config.authProvider ? { authProvider: config.authProvider } : {}),
+  });
+}
