@@ -258,8 +258,7 @@ function collectSecrets(config: McpToolkitConfig): string[] {
   }
   // Header values like "Bearer abc" leak their token alone too.
   for (const v of [...out]) {
-    const parts = v.split(/\s+/).filter((p) => p.length >= 8);
-    if (parts.length > 1) out.push(...parts);
+    if (/\s/.test(v)) out.push(...v.split(/\s+/).filter((p) => p.length >= 8));
   }
   return [...new Set(out)].sort((a, b) => b.length - a.length);
 }

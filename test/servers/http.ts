@@ -75,6 +75,13 @@ export class HttpFixture {
     return this;
   }
 
+  /** Forgets every session while staying up, as a server behind a load balancer does after a redeploy. */
+  async forgetSessions(): Promise<void> {
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled(sessions.map((t) => t.close()));
+  }
+
   /** Stops and starts again on the same port with no sessions, as a redeployed server does. */
   async restart(): Promise<void> {
     await this.stop();

@@ -1,9 +1,10 @@
 /**
  * The fixture server over stdio, as a real child process.
  * Env: FIXTURE_LOG, a file that gets one line per tool execution (it survives a crash);
- * FIXTURE_STDERR, a line written to stderr at start.
+ * FIXTURE_STDERR, a line written to stderr at start. `transfer` and `lookup` exit the process
+ * on their first execution (once per FIXTURE_LOG, so a restarted process answers).
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { buildFixtureServer, newState } from "./fixture.js";
 
@@ -17,7 +18,13 @@ const crash = (code: number) => {
 const server = buildFixtureServer(newState(), {
   name: "stdio-fixture",
   onCrash: crash,
-  onDrop: () => crash(1),
+  // Drop only once per log file, so the restarted process lets the retry through.
+  onDrop: () => {
+    const marker = log ? `${log}.dropped` : undefined;
+    if (marker && existsSync(marker)) return;
+    if (marker) writeFileSync(marker, "");
+    crash(1);
+  },
   onCall: (tool) => {
     if (log) appendFileSync(log, `${tool}\n`);
   },

@@ -1,0 +1,180 @@
+import { readFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ToolMessage } from "@langchain/core/messages";
+import { afterEach, describe, expect, it } from "vitest";
+import { McpToolkit, type McpEvent, type McpToolErrorJSON } from "../../src/index.js";
+import { startHttpFixture, type HttpFixture } from "../servers/http.js";
+import { stdioFixtureCommand } from "../servers/stdio.js";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+const call = (name: string, args: Record<string, unknown>, id = "call-1") => ({ type: "tool_call" as const, id, name, args });
+
+function childPids(): number[] {
+  // Children of this process, read from /proc so the check needs no extra tools.
+  try {
+    const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").trim();
+    return children ? children.split(/\s+/).map(Number) : [];
+  } catch {
+    return [];
+  }
+}
+
+describe("stdio servers", () => {
+  it("reports connection_closed with the exit code and stderr when the process dies mid-call, then reconnects", async () => {
+    const events: McpEvent[] = [];
+    const log = join(mkdtempSync(join(tmpdir(), "mcp-")), "calls.log");
+    const toolkit = await McpToolkit.connect({
+      servers: { local: { transport: "stdio", ...stdioFixtureCommand(), env: { FIXTURE_LOG: log } } },
+      onEvent: (e) => events.push(e),
+    });
+    cleanups.push(() => toolkit.close());
+
+    const crashed = (await toolkit.getTool("crash")!.invoke(call("crash", { code: 3 }))) as ToolMessage;
+    expect(crashed.status).toBe("error");
+    const artifact = crashed.artifact as McpToolErrorJSON;
+    expect(artifact).toMatchObject({ reason: "connection_closed", kind: "transport", outcome: "unknown", attempts: 1 });
+    expect(artifact.data).toMatchObject({ exitCode: 3 });
+    expect(crashed.content).toContain("exited with code 3");
+    expect(crashed.content).toContain("fatal: database connection lost");
+    // The crash tool is not idempotent: the model is told to check before repeating.
+    expect(crashed.content).toContain("outcome is unknown");
+
+    const after = (await toolkit.getTool("echo")!.invoke(call("echo", { text: "back" }, "call-2"))) as ToolMessage;
+    expect(after.status).toBe("success");
+    expect(after.content).toBe("back");
+    expect(events.filter((e) => e.type === "reconnect")).toHaveLength(1);
+    expect(readFileSync(log, "utf8").trim().split("\n")).toEqual(["crash", "echo"]);
+  });
+
+  it("names the command in spawn_failed when it does not exist", async () => {
+    const error = await McpToolkit.connect({ servers: { ghost: { transport: "stdio", command: "mcp-server-that-does-not-exist" } } }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "McpToolError", reason: "spawn_failed", transient: false, serverName: "ghost" });
+    expect((error as Error).message).toContain("mcp-server-that-does-not-exist");
+  });
+
+  it("never shows env values to the model", async () => {
+    const secret = "s3cr3t-db-password-value";
+    const toolkit = await McpToolkit.connect({
+      servers: { local: { transport: "stdio", ...stdioFixtureCommand(), env: { DB_PASSWORD: secret } } },
+    });
+    cleanups.push(() => toolkit.close());
+    const reply = (await toolkit.getTool("fail")!.invoke(call("fail", { message: `login failed for ${secret}` }))) as ToolMessage;
+    expect(reply.status).toBe("error");
+    expect(reply.content).not.toContain(secret);
+    expect(JSON.stringify(reply.artifact)).not.toContain(secret);
+    expect(reply.content).toContain("[REDACTED]");
+  });
+
+  it("leaves no child process, handle or timer after close()", async () => {
+    const before = new Set(process.getActiveResourcesInfo());
+    const baselineChildren = childPids().length;
+    const toolkit = await McpToolkit.connect({ servers: { local: { transport: "stdio", ...stdioFixtureCommand() } } });
+    await toolkit.getTool("echo")!.invoke({ text: "x" });
+    await toolkit.getTool("slow")!.invoke({ ms: 20 });
+    expect(childPids().length).toBe(baselineChildren + 1);
+    await toolkit.close();
+    expect(childPids().length).toBe(baselineChildren);
+    const leftover = process.getActiveResourcesInfo().filter((r) => !before.has(r));
+    expect(leftover).toEqual([]);
+  });
+});
+
+describe("onConnectionError", () => {
+  it("skips a server that fails to connect, keeps the others, and connects it later", async () => {
+    const events: McpEvent[] = [];
+    const http = await startHttpFixture();
+    const port = http.port;
+    await http.close();
+    const toolkit = await McpToolkit.connect({
+      servers: {
+        local: { transport: "stdio", ...stdioFixtureCommand() },
+        remote: { transport: "http", url: `http://127.0.0.1:${port}/mcp`, reconnect: { minDelayMs: 0 } },
+      },
+      prefixToolNames: true,
+      onConnectionError: "skip",
+      onEvent: (e) => events.push(e),
+    });
+    cleanups.push(() => toolkit.close());
+    expect(toolkit.pendingServers).toEqual(["remote"]);
+    expect(events.find((e) => e.type === "error")?.error?.reason).toBe("connection_refused");
+    expect(toolkit.getTools().some((t) => t.name.startsWith("remote__"))).toBe(false);
+
+    const revived = await startHttpFixture({ port });
+    cleanups.push(() => revived.close());
+    const tools = await toolkit.refresh();
+    expect(toolkit.pendingServers).toEqual([]);
+    expect(tools.some((t) => t.name === "remote__echo")).toBe(true);
+    expect(await toolkit.getTool("remote__echo")!.invoke({ text: "late" })).toBe("late");
+  });
+});
+
+describe("streamable HTTP servers", () => {
+  let http: HttpFixture;
+
+  it("re-initializes when the server forgets the session, and the same call succeeds", async () => {
+    const events: McpEvent[] = [];
+    http = await startHttpFixture();
+    cleanups.push(() => http.close());
+    const toolkit = await McpToolkit.connect({
+      servers: { remote: { transport: "http", url: http.url.href } },
+      onEvent: (e) => events.push(e),
+    });
+    cleanups.push(() => toolkit.close());
+    expect(await toolkit.getTool("counter")!.invoke({ key: "a" })).toBe("count 1");
+    await http.forgetSessions();
+    // counter is not idempotent, but a 404 for the session means it never ran: safe to repeat.
+    expect(await toolkit.getTool("counter")!.invoke({ key: "a" })).toBe("count 2");
+    const retry = events.find((e) => e.type === "retry");
+    expect(retry?.error?.reason).toBe("session_expired");
+    expect(retry?.error?.outcome).toBe("not_sent");
+    expect(events.filter((e) => e.type === "reconnect")).toHaveLength(1);
+    expect(http.state.executions.get("a")).toBe(2);
+  });
+
+  it("reconnects after the server process restarts on the same port", async () => {
+    const events: McpEvent[] = [];
+    http = await startHttpFixture();
+    cleanups.push(() => http.close());
+    const toolkit = await McpToolkit.connect({
+      servers: { remote: { transport: "http", url: http.url.href, trustAnnotations: true } },
+      onEvent: (e) => events.push(e),
+    });
+    cleanups.push(() => toolkit.close());
+    expect(await toolkit.getTool("echo")!.invoke({ text: "one" })).toBe("one");
+    await http.restart();
+    // Depending on whether the client's pooled socket noticed the restart, the first try
+    // meets a reset socket or an unknown session; echo is read-only, so either is retried.
+    expect(await toolkit.getTool("echo")!.invoke({ text: "two" })).toBe("two");
+    const reasons = events.filter((e) => e.type === "retry").map((e) => e.error?.reason);
+    expect(reasons.length).toBeGreaterThan(0);
+    for (const r of reasons) expect(["session_expired", "connection_reset"]).toContain(r);
+    expect(events.some((e) => e.type === "reconnect")).toBe(true);
+  });
+
+  it("never shows header values to the model", async () => {
+    const token = "tok_live_9f8e7d6c5b4a39281706";
+    http = await startHttpFixture({ bearer: token });
+    cleanups.push(() => http.close());
+    const toolkit = await McpToolkit.connect({
+      servers: { remote: { transport: "http", url: http.url.href, headers: { Authorization: `Bearer ${token}`, "X-Tenant": "tenant-acme-prod" } } },
+    });
+    cleanups.push(() => toolkit.close());
+    const reply = (await toolkit.getTool("fail")!.invoke(call("fail", { message: `denied token ${token} for tenant-acme-prod` }))) as ToolMessage;
+    expect(reply.content).not.toContain(token);
+    expect(reply.content).not.toContain("tenant-acme-prod");
+    expect(http.seenHeaders.some((h) => h.authorization === `Bearer ${token}`)).toBe(true);
+  });
+
+  it("falls back to SSE when the server only speaks SSE", async () => {
+    http = await startHttpFixture({ mode: "sse" });
+    cleanups.push(() => http.close());
+    const toolkit = await McpToolkit.connect({ servers: { legacy: { transport: "http", url: http.url.href } } });
+    cleanups.push(() => toolkit.close());
+    expect(await toolkit.getTool("echo")!.invoke({ text: "over sse" })).toBe("over sse");
+  });
+});
