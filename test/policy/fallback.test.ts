@@ -1,0 +1,94 @@
+import type { ToolMessage } from "@langchain/core/messages";
+import { afterEach, describe, expect, it } from "vitest";
+import { McpToolkit, type McpEvent, type McpToolErrorJSON } from "../../src/index.js";
+import { startHttpFixture } from "../servers/http.js";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+const call = (name: string, args: Record<string, unknown>, id = "call-1") => ({ type: "tool_call" as const, id, name, args });
+const noRetry = { retries: 0 };
+
+async function pair(options: { beforeFallback?: () => "skip" | void } = {}) {
+  const events: McpEvent[] = [];
+  const primary = await startHttpFixture();
+  const backup = await startHttpFixture();
+  const toolkit = await McpToolkit.connect({
+    servers: {
+      primary: { transport: "http", url: primary.url.href, fallback: "backup", breaker: { failureThreshold: 2, halfOpenAfterMs: 60_000 } },
+      backup: { transport: "http", url: backup.url.href, exposeTools: false },
+    },
+    retry: noRetry,
+    onEvent: (e) => events.push(e),
+    ...(options.beforeFallback ? { beforeFallback: options.beforeFallback } : {}),
+  });
+  cleanups.push(() => primary.close(), () => backup.close(), () => toolkit.close());
+  return { toolkit, primary, backup, events };
+}
+
+describe("fallbacks", () => {
+  it("answers from the fallback server when the primary fails transiently, and says so", async () => {
+    const { toolkit, primary, backup, events } = await pair();
+    // The backup is hidden: no name clash, so the model sees the plain name.
+    expect(toolkit.getTools().map((t) => t.name)).toContain("echo");
+    primary.failNext(503);
+    const reply = (await toolkit.getTool("echo")!.invoke(call("echo", { text: "hello" }))) as ToolMessage;
+    expect(reply.status).toBe("success");
+    expect(reply.content).toBe("[The primary server failed (service_unavailable); this answer came from the fallback server 'backup'.]\nhello");
+    expect(reply.artifact.fallback).toEqual({ from: "server 'backup'", reason: "service_unavailable" });
+    expect(backup.state.calls).toEqual(["echo"]);
+    expect(events.find((e) => e.type === "fallback")).toMatchObject({ toolName: "echo", serverName: "primary", fallback: "backup" });
+  });
+
+  it("goes to the fallback at once while the primary's circuit is open", async () => {
+    const { toolkit, primary, backup } = await pair();
+    primary.failNext(503, { count: 2 });
+    await toolkit.getTool("echo")!.invoke({ text: "1" });
+    await toolkit.getTool("echo")!.invoke({ text: "2" });
+    const posts = primary.posts;
+    const reply = (await toolkit.getTool("echo")!.invoke(call("echo", { text: "3" }))) as ToolMessage;
+    expect(reply.artifact.fallback).toEqual({ from: "server 'backup'", reason: "circuit_open" });
+    expect(primary.posts).toBe(posts);
+    expect(backup.state.calls).toEqual(["echo", "echo", "echo"]);
+  });
+
+  it("never falls back for a domain or permanent error", async () => {
+    const { toolkit, primary, backup } = await pair();
+    expect(await toolkit.getTool("fail")!.invoke({})).toContain("(tool_error)");
+    primary.failNext(401);
+    expect(await toolkit.getTool("echo")!.invoke({ text: "x" })).toContain("(unauthorized)");
+    expect(backup.state.calls).toEqual([]);
+  });
+
+  it("keeps the original error when beforeFallback returns skip", async () => {
+    const { toolkit, primary, backup } = await pair({ beforeFallback: () => "skip" });
+    primary.failNext(503);
+    expect(await toolkit.getTool("echo")!.invoke({ text: "x" })).toContain("(service_unavailable)");
+    expect(backup.state.calls).toEqual([]);
+  });
+
+  it("reports both failures when the fallback fails too", async () => {
+    const { toolkit, primary, backup } = await pair();
+    primary.failNext(503);
+    backup.failNext(502);
+    const reply = (await toolkit.getTool("echo")!.invoke(call("echo", { text: "x" }))) as ToolMessage;
+    expect(reply.status).toBe("error");
+    expect((reply.artifact as McpToolErrorJSON).reason).toBe("service_unavailable");
+    expect(reply.content).toContain("The fallback server 'backup' also failed (service_unavailable)");
+  });
+
+  it("uses a per-tool fallback function", async () => {
+    const primary = await startHttpFixture();
+    const toolkit = await McpToolkit.connect({
+      servers: { primary: { transport: "http", url: primary.url.href } },
+      retry: noRetry,
+      tools: { echo: { fallback: async (args, error) => `cached ${String(args.text)} (${error.reason})` } },
+    });
+    cleanups.push(() => primary.close(), () => toolkit.close());
+    primary.failNext(503);
+    const reply = (await toolkit.getTool("echo")!.invoke(call("echo", { text: "hi" }))) as ToolMessage;
+    expect(reply.content).toBe("[The primary server failed (service_unavailable); this answer came from the fallback function.]\ncached hi (service_unavailable)");
+  });
+});
