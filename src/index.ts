@@ -36,3 +36,6 @@ export { DEFAULT_RECONNECT } from "./mcp/Connection.js";
 export { resolvePolicy } from "./policy/resolve.js";
 export type { ResolvedPolicy } from "./policy/resolve.js";
 export { convertResult, describeBlock } from "./mcp/content.js";
+export { wrapTool } from "./langchain/wrapTool.js";
+export type { WrapToolOptions } from "./langchain/wrapTool.js";
+export { normalizeForeign } from "./langchain/adapterErrors.js";

@@ -88,8 +88,8 @@ export class McpToolError extends Error {
     });
   }
 
-  /** A copy with some fields changed; the cause is kept. */
-  with(changes: Partial<McpToolErrorFields> & { message?: string }): McpToolError {
+  /** A copy with some fields changed; the cause is kept unless replaced. */
+  with(changes: Partial<McpToolErrorFields> & { message?: string; cause?: unknown }): McpToolError {
     return new McpToolError({ ...this.fields(), message: this.message, cause: this.cause, ...changes });
   }
 

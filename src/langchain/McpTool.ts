@@ -2,33 +2,33 @@ import type { CallbackManagerForToolRun } from "@langchain/core/callbacks/manage
 import { ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { StructuredTool, ToolInputParsingException, type ToolRunnableConfig } from "@langchain/core/tools";
-import type { JSONSchema } from "@langchain/core/utils/json_schema";
-import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import { toModelText, toSafeJSON, type ModelTextOptions } from "../errors/text.js";
-import { convertResult, type ConvertedResult } from "../mcp/content.js";
 
 /** What the tool keeps in LangChain's `metadata`. */
 export interface McpToolMetadata extends Record<string, unknown> {
-  serverName: string;
-  mcpToolName: string;
+  serverName?: string;
+  mcpToolName?: string;
   annotations?: ToolAnnotations;
   /** Is repeating this tool harmless, as resolved from config and trusted annotations? */
   idempotent: boolean;
 }
 
-/** Runs the call; resolves with the result and, when a fallback answered, who and why. */
+/** Runs the call; resolves with what the model reads and the artifact, or rejects with any error. */
 export type ToolExecutor = (
   args: Record<string, unknown>,
-  signal: AbortSignal | undefined,
-) => Promise<{ result: CallToolResult; fallback?: { from: string; reason: string } }>;
+  config: ToolRunnableConfig | undefined,
+) => Promise<[unknown, unknown]>;
 
 export interface McpToolFields {
   name: string;
   description: string;
-  schema: JSONSchema;
+  schema: StructuredTool["schema"];
   metadata: McpToolMetadata;
+  /** A normalizer that knows more about this tool's errors (e.g. another adapter's exceptions). */
+  normalize?: (error: unknown) => McpToolError;
   execute: ToolExecutor;
   /** How failures reach the caller. @default "return" */
   errorMode?: "return" | "throw";
@@ -55,11 +55,12 @@ export class McpTool extends StructuredTool {
 
   override name: string;
   override description: string;
-  override schema: JSONSchema;
+  override schema: StructuredTool["schema"];
   declare metadata: McpToolMetadata;
   private readonly execute: ToolExecutor;
   private readonly errorMode: "return" | "throw";
   private readonly text: () => ModelTextOptions;
+  private readonly toError: (error: unknown) => McpToolError;
 
   constructor(fields: McpToolFields) {
     super({ responseFormat: "content_and_artifact", verboseParsingErrors: true, metadata: fields.metadata });
@@ -69,6 +70,7 @@ export class McpTool extends StructuredTool {
     this.execute = fields.execute;
     this.errorMode = fields.errorMode ?? "return";
     this.text = fields.text;
+    this.toError = fields.normalize ?? ((error) => normalize(error, { toolName: this.name, ...(this.metadata.serverName ? { serverName: this.metadata.serverName } : {}) }));
   }
 
   /** Like every tool's `call`, but a failure becomes an error ToolMessage or text. */
@@ -100,28 +102,25 @@ export class McpTool extends StructuredTool {
       const details = thrown.message.replace(/^Received tool input did not match expected schema\s*/, "").replace(/^Details:\s*/, "");
       return McpToolError.of("invalid_arguments", `The arguments do not match the tool's input schema. ${details}`.trim(), {
         toolName: this.name,
-        serverName: this.metadata.serverName,
+        ...(this.metadata.serverName ? { serverName: this.metadata.serverName } : {}),
         cause: thrown,
         data: { received: typeof argsOf(arg) },
       });
     }
-    return normalize(thrown, { toolName: this.name, serverName: this.metadata.serverName });
+    return this.toError(thrown);
   }
 
   protected override async _call(
     args: Record<string, unknown>,
     _runManager?: CallbackManagerForToolRun,
     config?: ToolRunnableConfig,
-  ): Promise<[ConvertedResult["content"], ConvertedResult["artifact"]]> {
+  ): Promise<[unknown, unknown]> {
     try {
-      const { result, fallback } = await this.execute(args, config?.signal);
-      const converted = convertResult(result);
-      if (!fallback) return [converted.content, converted.artifact];
-      const note = `[The primary server failed (${fallback.reason}); this answer came from the fallback ${fallback.from}.]`;
-      const content = typeof converted.content === "string" ? `${note}\n${converted.content}` : [{ type: "text" as const, text: note }, ...converted.content];
-      return [content, { ...converted.artifact, fallback }];
+      return await this.execute(args, config);
     } catch (error) {
-      throw new ToolFailure(normalize(error, { toolName: this.name, serverName: this.metadata.serverName }));
+      const e = this.toError(error);
+      e.toolName ??= this.name;
+      throw new ToolFailure(e);
     }
   }
 }

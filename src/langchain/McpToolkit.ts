@@ -8,6 +8,7 @@ import { normalize } from "../errors/normalize.js";
 import type { ModelTextOptions } from "../errors/text.js";
 import { safeEmit } from "../events.js";
 import { Connection } from "../mcp/Connection.js";
+import { convertResult, type ConvertedResult } from "../mcp/content.js";
 import { CircuitBreaker } from "../policy/CircuitBreaker.js";
 import { runTool, type ToolRuntime } from "../policy/pipeline.js";
 import { resolvePolicy, type ToolIdentity } from "../policy/resolve.js";
@@ -175,7 +176,10 @@ export class McpToolkit extends BaseToolkit {
         idempotent: runtime.policy.idempotent,
         ...(tool.annotations ? { annotations: tool.annotations } : {}),
       },
-      execute: (args, signal) => this.execute(runtime, args, signal),
+      execute: async (args, config) => {
+        const { result, fallback } = await this.execute(runtime, args, config?.signal);
+        return withFallbackNote(convertResult(result), fallback);
+      },
       errorMode: this.config.errors?.mode ?? "return",
       text: () => this.textOptions(),
     });
@@ -242,6 +246,14 @@ export class McpToolkit extends BaseToolkit {
     // The fallback runs under its own server's policy and breaker, and never falls back again.
     return runTool(this.runtimeFor(fallback, tool, runtime.identity.exposedName), args, signal);
   }
+}
+
+/** Tells the model, first thing, that a fallback answered and why. */
+function withFallbackNote(converted: ConvertedResult, fallback: { from: string; reason: string } | undefined): [ConvertedResult["content"], unknown] {
+  if (!fallback) return [converted.content, converted.artifact];
+  const note = `[The primary server failed (${fallback.reason}); this answer came from the fallback ${fallback.from}.]`;
+  const content = typeof converted.content === "string" ? `${note}\n${converted.content}` : [{ type: "text" as const, text: note }, ...converted.content];
+  return [content, { ...converted.artifact, fallback }];
 }
 
 /** LangChain and model APIs accept `[A-Za-z0-9_-]{1,64}` as a tool name. */

@@ -1,0 +1,4 @@
+// The `langchain-mcp-errors/agents` entry: pieces for `createAgent` from the `langchain`
+// package, kept out of the main entry so that using the toolkit does not require it.
+export { mcpErrorMiddleware, mcpRetryOn, createMcpRetryOn } from "./langchain/middleware.js";
+export type { McpErrorMiddlewareOptions, McpRetryOnOptions } from "./langchain/middleware.js";
