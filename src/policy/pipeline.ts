@@ -58,7 +58,12 @@ export async function runTool(runtime: ToolRuntime, args: Record<string, unknown
     } catch (error) {
       if (error instanceof McpToolError) throw error;
       const reason: unknown = scope.signal.reason;
-      const e = normalize(reason instanceof StreamLostError && !signal?.aborted ? reason : error, {
+      if (reason instanceof StreamLostError && !signal?.aborted) {
+        // We know exactly what happened: the response stream broke after the request was sent.
+        await connection.invalidate(lease!);
+        throw McpToolError.of("stream_error", reason.message, { ...context, attempts: attemptNumber, cause: reason });
+      }
+      const e = normalize(error, {
         ...context,
         aborted: signal?.aborted === true,
         timedOut: scope.timedOut,

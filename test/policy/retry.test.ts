@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolMessage } from "@langchain/core/messages";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { McpToolkit, type McpEvent, type McpToolErrorJSON, type McpToolkitConfig } from "../../src/index.js";
 import { startHttpFixture, type HttpFixture } from "../servers/http.js";
 import { stdioFixtureCommand } from "../servers/stdio.js";
@@ -165,5 +165,23 @@ describe("safe repeats when the connection drops mid-call", () => {
     expect(artifact.outcome).toBe("unknown");
     expect(["stream_error", "connection_reset"]).toContain(artifact.reason);
     expect(http.state.executions.get("h1")).toBe(1);
+  });
+});
+
+describe("a streamable-HTTP response stream that breaks after it started", () => {
+  it("ends the call with stream_error at once instead of waiting for the timeout", async () => {
+    const { toolkit, http, events } = await httpToolkit({
+      timeoutMs: 25_000,
+      retry: { ...fast, retries: 0 },
+      tools: { slow: { resetTimeoutOnProgress: true } },
+    });
+    const pending = toolkit.getTool("slow")!.invoke(call("slow", { ms: 60_000, progressEveryMs: 50 }));
+    // Progress notifications mean the SSE response has started; then the socket dies.
+    await vi.waitFor(() => expect(http.state.calls).toContain("slow"));
+    await new Promise((r) => setTimeout(r, 300));
+    http.dropInFlight();
+    const reply = (await pending) as ToolMessage;
+    expect(reply.artifact as McpToolErrorJSON).toMatchObject({ reason: "stream_error", outcome: "unknown" });
+    expect(events.at(-1)!.type).toBe("error");
   });
 });
