@@ -84,6 +84,7 @@ function classify(error: unknown, ctx: NormalizeContext): Classification {
 
   const http = httpStatus(error);
   if (http !== undefined) return fromHttpStatus(http, message, ctx);
+  if (isSseError(error)) return fromSseFailure(message, ctx);
 
   if (error instanceof UnauthorizedError) return { reason: "unauthorized", message };
   const oauth = oauthErrorCode(error);
@@ -125,16 +126,19 @@ function fromJsonRpc(error: unknown, code: number, message: string, ctx: Normali
   const data = (error as { data?: unknown }).data;
   const text = stripMcpPrefix(message);
   const base: Partial<McpToolErrorFields> = dropUndefined({ code, data });
+  // The SDK's own errors carry one "MCP error <code>:" prefix. A server built on the SDK sends its
+  // McpError's message with the prefix in it, so what it sends arrives with two: never local.
+  const local = !RELAYED_PREFIX.test(message);
 
-  if (code === REQUEST_TIMEOUT && isLocalTimeout(data)) {
+  if (code === REQUEST_TIMEOUT && local && isLocalTimeout(data)) {
     return { reason: "request_timeout", message: timeoutMessage(error, text), overrides: base };
   }
   // Without context, the SDK's abort wraps the signal's reason as -32001 with no data.
-  if (code === REQUEST_TIMEOUT && data === undefined && /^(AbortError|TimeoutError)\b/.test(text)) {
+  if (code === REQUEST_TIMEOUT && local && data === undefined && /^(AbortError|TimeoutError)\b/.test(text)) {
     const reason: Reason = text.startsWith("TimeoutError") ? "request_timeout" : "cancelled";
     return { reason, message: text, overrides: base };
   }
-  if (code === CONNECTION_CLOSED && data === undefined && text === "Connection closed") {
+  if (code === CONNECTION_CLOSED && local && data === undefined && text === "Connection closed") {
     return closed(ctx, code, message);
   }
   const custom = ctx.customCodes?.[code];
@@ -184,6 +188,8 @@ function timeoutMessage(error: unknown, fallback: string): string {
   return fallback ? stripMcpPrefix(fallback) : "The call timed out.";
 }
 
+const RELAYED_PREFIX = /^MCP error -?\d+:\s*MCP error -?\d+:/;
+
 const SESSION_BODY = /session not found|unknown session|invalid session|session (is )?(expired|invalid|unknown)|server not initialized|mcp-session-id header is required|no valid session/i;
 
 function fromHttpStatus(status: number, message: string, ctx: NormalizeContext): Classification {
@@ -222,7 +228,7 @@ function fromSystemError(sys: SystemErrorInfo, message: string, ctx: NormalizeCo
         overrides: { data: { errno: sys.code, command: sys.path } },
       };
     case "ECONNREFUSED":
-      return { reason: "connection_refused", message: `Connection refused${where(message)}.` };
+      return { reason: "connection_refused", message: `Connection refused${where(message) || (sys.path ? ` by ${sys.path}` : "")}.` };
     case "ECONNRESET":
     case "EPIPE":
     case "UND_ERR_SOCKET":
@@ -244,6 +250,23 @@ function where(message: string): string {
   return m ? ` by ${m[1]}` : "";
 }
 
+function isSseError(error: unknown): boolean {
+  return error instanceof SseError || /^SSE error: /.test(messageOf(error));
+}
+
+const SYSTEM_CODE_IN_TEXT = /\b(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|UND_ERR_[A-Z_]+)\b/;
+
+/**
+ * An SseError without an HTTP status: the `eventsource` package flattens the fetch failure into
+ * its message ("SSE error: TypeError: fetch failed: connect ECONNREFUSED …") and keeps no cause,
+ * and reports a dropped stream it is about to reconnect as "SSE error: undefined".
+ */
+function fromSseFailure(message: string, ctx: NormalizeContext): Classification {
+  const code = SYSTEM_CODE_IN_TEXT.exec(message)?.[1];
+  const fromSys = code ? fromSystemError({ code }, message, ctx) : undefined;
+  return fromSys ?? { reason: "stream_error", message };
+}
+
 /** Walks `cause` chains and AggregateErrors for the first Node system error code. */
 function systemError(error: unknown): SystemErrorInfo | undefined {
   const seen = new Set<unknown>();
@@ -252,7 +275,8 @@ function systemError(error: unknown): SystemErrorInfo | undefined {
     const e = queue.shift();
     if (!isRecord(e) || seen.has(e)) continue;
     seen.add(e);
-    if (typeof e.code === "string" && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(e.code)) {
+    // getaddrinfo's codes (EAI_AGAIN, EAI_FAIL) carry an underscore; Node's own ERR_* codes are not system errors.
+    if (typeof e.code === "string" && /^(E[A-Z]+|EAI_[A-Z]+|UND_ERR_[A-Z_]+)$/.test(e.code)) {
       const info: SystemErrorInfo = { code: e.code };
       if (typeof e.syscall === "string") info.syscall = e.syscall;
       if (typeof e.path === "string") info.path = e.path;
