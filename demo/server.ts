@@ -119,9 +119,14 @@ export async function startDemoServer(options: Options): Promise<DemoServer> {
         res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
         return;
       }
-      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => sessions.set(id, created) });
+      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id: string): void => {
+          sessions.set(id, created);
+        },
+      });
       transport = created;
-      await build().connect(transport);
+      await build().connect(created);
     }
     inFlight.add(req.socket);
     try {

@@ -31,6 +31,8 @@ export interface ServerOptions {
   retry?: RetryOptions;
   breaker?: BreakerOptions;
   reconnect?: ReconnectOptions;
+  /** How long connecting (and re-connecting) may take, in milliseconds. @default 30000 */
+  connectTimeoutMs?: number;
   /** Offer this server's tools to the model; false keeps it as a fallback only. @default true */
   exposeTools?: boolean;
 }
@@ -225,6 +227,7 @@ function validateServer(name: string, value: unknown, all: Record<string, unknow
     }
   }
   optionalNumber(s.timeoutMs, `${field}.timeoutMs`, { min: 1 });
+  optionalNumber(s.connectTimeoutMs, `${field}.connectTimeoutMs`, { min: 1 });
   if (s.exposeTools !== undefined) check(typeof s.exposeTools === "boolean", `${field}.exposeTools`, "expected true or false");
   if (s.trustAnnotations !== undefined) check(typeof s.trustAnnotations === "boolean", `${field}.trustAnnotations`, "expected true or false");
   if (s.fallback !== undefined) {

@@ -4,6 +4,7 @@ import type { McpToolError } from "../errors/McpToolError.js";
 import type { ModelTextOptions } from "../errors/text.js";
 import { safeEmit, type McpEventListener } from "../events.js";
 import { resolveRetry, runWithRetry, type RetryOptions } from "../policy/RetryPolicy.js";
+import { raceAbort } from "../policy/abort.js";
 import { AttemptScope } from "../policy/timeout.js";
 import { normalizeForeign } from "./adapterErrors.js";
 import { McpTool } from "./McpTool.js";
@@ -77,24 +78,5 @@ export function wrapTool(tool: StructuredToolInterface, options: WrapToolOptions
     errorMode: options.errorMode ?? "return",
     text: () => options.text ?? {},
     normalize: toError,
-  });
-}
-
-/** Settles with the promise, or rejects with the signal's reason as soon as it aborts. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
   });
 }

@@ -1,4 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -6,11 +7,14 @@ import type { ReconnectOptions, ServerConfig } from "../config.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize, type ExitInfo } from "../errors/normalize.js";
 import { safeEmit, type McpEventListener } from "../events.js";
-import { sleep } from "../policy/RetryPolicy.js";
+import { raceAbort, sleep } from "../policy/abort.js";
 import { sseTransport, StderrTail, stdioTransport, streamableTransport, type TransportProbe } from "./transports.js";
 
 /** @default { enabled: true, minDelayMs: 100, maxDelayMs: 5000 } */
 export const DEFAULT_RECONNECT: Required<ReconnectOptions> = Object.freeze({ enabled: true, minDelayMs: 100, maxDelayMs: 5000 });
+
+/** @default 30000 */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
 /** A live client and the generation it belongs to; a call keeps both to tell what happened during it. */
 export interface Lease {
@@ -38,6 +42,8 @@ export class Connection {
   private readonly stderr: StderrTail;
   private readonly reconnect: Required<ReconnectOptions>;
   private readonly inflight = new Map<number, AbortController>();
+  private pendingTransport: Transport | undefined;
+  private readonly connectTimeoutMs: number;
   /** The tools the server listed at the last (re)connect. */
   tools: Tool[] = [];
   /** How the last connection ended, for error messages. */
@@ -51,6 +57,7 @@ export class Connection {
   ) {
     this.stderr = new StderrTail("transport" in config && config.transport === "stdio" ? (config.stderrLines ?? 20) : 20);
     this.reconnect = { ...DEFAULT_RECONNECT, ...config.reconnect };
+    this.connectTimeoutMs = config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     if ("client" in config) this.reconnect.enabled = false;
     this.probe.onStreamLost = (ids, error) => {
       for (const id of ids) this.inflight.get(id)?.abort(new StreamLostError(error));
@@ -73,6 +80,15 @@ export class Connection {
   /** Did the connection a lease came from close (or get replaced) since the lease was taken? */
   closedSince(lease: Lease): boolean {
     return lease.generation !== this.generation || !this.live;
+  }
+
+  /**
+   * Does a reset or a broken response stream lose only the request it hit? Over HTTP it does;
+   * over stdio the pipe is the connection.
+   */
+  get breaksArePerRequest(): boolean {
+    if ("client" in this.config) return !(this.config.client.transport instanceof StdioClientTransport);
+    return this.config.transport !== "stdio";
   }
 
   /** The Retry-After the server sent since `since` (ms epoch), if any. */
@@ -102,10 +118,12 @@ export class Connection {
     if (this.generation > 0 && !this.reconnect.enabled) {
       throw McpToolError.of("not_connected", `The connection to server '${this.name}' is closed and reconnection is off.`, { serverName: this.name });
     }
-    this.connecting ??= this.open(signal).finally(() => {
+    // The attempt is shared by every caller waiting for it, so it runs under its own connect
+    // timeout, and each caller stops waiting the moment its own signal aborts.
+    this.connecting ??= this.open().finally(() => {
       this.connecting = undefined;
     });
-    return this.connecting;
+    return raceAbort(this.connecting, signal);
   }
 
   /** Drops the current client so the next call reconnects (after an expired session, say). */
@@ -124,12 +142,12 @@ export class Connection {
     await this.disposeClient();
   }
 
-  private async open(signal?: AbortSignal): Promise<Lease> {
+  private async open(): Promise<Lease> {
     const wait = this.nextAttemptAt - Date.now();
-    if (wait > 0) await sleep(wait, signal);
+    if (wait > 0) await sleep(wait);
     const isReconnect = this.generation > 0;
     try {
-      const lease = await this.establish();
+      const lease = await this.withConnectTimeout(() => this.establish());
       this.failures = 0;
       this.nextAttemptAt = 0;
       if (isReconnect) safeEmit(this.onEvent, { type: "reconnect", serverName: this.name, attempt: lease.generation - 1 });
@@ -139,6 +157,24 @@ export class Connection {
       const delay = Math.min(this.reconnect.maxDelayMs, this.reconnect.minDelayMs * 2 ** (this.failures - 1));
       this.nextAttemptAt = Date.now() + delay;
       throw normalize(error, { serverName: this.name, exit: this.probe.exit, notSent: true });
+    }
+  }
+
+  /** Bounds a connect: the SDK's initialize can wait forever on a pipe that broke mid-handshake. */
+  private async withConnectTimeout<T>(connect: () => Promise<T>): Promise<T> {
+    const ms = this.connectTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        void this.disposeClient();
+        void this.pendingTransport?.close().catch(() => undefined);
+        reject(McpToolError.of("network_timeout", `Connecting to server '${this.name}' took longer than ${ms} ms.`, { serverName: this.name }));
+      }, ms);
+    });
+    try {
+      return await Promise.race([connect(), expired]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -180,14 +216,28 @@ export class Connection {
   }
 
   private async connectTransport(client: Client, config: Exclude<ServerConfig, { client: unknown }>): Promise<Transport> {
-    if (config.transport === "stdio") return connectOrClose(client, stdioTransport(config, this.probe, this.stderr));
-    if (config.transport === "sse") return connectOrClose(client, sseTransport(config, this.probe));
+    if (config.transport === "stdio") return this.connectOrClose(client, stdioTransport(config, this.probe, this.stderr));
+    if (config.transport === "sse") return this.connectOrClose(client, sseTransport(config, this.probe));
     try {
-      return await connectOrClose(client, streamableTransport(config, this.probe));
+      return await this.connectOrClose(client, streamableTransport(config, this.probe));
     } catch (error) {
       // Servers that only speak the older SSE transport answer a streamable POST with 4xx.
       if (!(error instanceof StreamableHTTPError) || ![400, 404, 405].includes(error.code ?? 0)) throw error;
-      return connectOrClose(client, sseTransport(config, this.probe));
+      return this.connectOrClose(client, sseTransport(config, this.probe));
+    }
+  }
+
+  /** Connects, and on failure closes the transport so no process or socket is left behind. */
+  private async connectOrClose(client: Client, transport: Transport): Promise<Transport> {
+    this.pendingTransport = transport;
+    try {
+      await client.connect(transport);
+      return transport;
+    } catch (error) {
+      await transport.close().catch(() => undefined);
+      throw error;
+    } finally {
+      this.pendingTransport = undefined;
     }
   }
 
@@ -198,17 +248,6 @@ export class Connection {
     if (!client || "client" in this.config) return;
     client.onclose = undefined;
     await client.close().catch(() => undefined);
-  }
-}
-
-/** Connects, and on failure closes the transport so no process or socket is left behind. */
-async function connectOrClose(client: Client, transport: Transport): Promise<Transport> {
-  try {
-    await client.connect(transport);
-    return transport;
-  } catch (error) {
-    await transport.close().catch(() => undefined);
-    throw error;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { McpToolError } from "../errors/McpToolError.js";
 
 /** One content block of a tool result, as the SDK types it. */
 export type ContentBlock = CallToolResult["content"][number];
@@ -70,7 +71,7 @@ export function convertResult(result: CallToolResult): ConvertedResult {
   const hasImage = content.some((b) => b.type === "image");
   if (!hasImage) {
     let text = contentText(content);
-    if (text === "" && result.structuredContent) text = JSON.stringify(result.structuredContent);
+    if (text === "" && result.structuredContent) text = structuredText(result.structuredContent);
     return { content: text, artifact };
   }
   const blocks: ModelContentBlock[] = content.map((b) =>
@@ -79,4 +80,14 @@ export function convertResult(result: CallToolResult): ConvertedResult {
       : { type: "text", text: describeBlock(b) },
   );
   return { content: blocks, artifact };
+}
+
+/** Structured content as text. JSON nested too deep to stringify is a bad result, not a crash. */
+function structuredText(value: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw McpToolError.of("invalid_result", `The server's structured content cannot be turned into text (${why}).`, { cause: error });
+  }
 }

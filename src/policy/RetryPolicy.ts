@@ -1,6 +1,7 @@
 import pRetry from "p-retry";
 import type { McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
+import { sleep } from "./abort.js";
 
 /** Which failures with an `unknown` outcome may be repeated. */
 export type RetryUnknownOutcome = "idempotent" | boolean;
@@ -140,25 +141,6 @@ export async function runWithRetry<T>(
     e.attempts = Math.max(attempts, 1);
     return Promise.reject(giveUpNote ? e.with({ message: `${e.message} ${giveUpNote}` }) : e);
   }
-}
-
-/** Waits `ms`, rejecting at once with the signal's reason if it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /** For tests and docs: the full policy with defaults applied. */

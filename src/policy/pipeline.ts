@@ -22,6 +22,12 @@ export interface ToolRuntime {
 /** Reasons after which the current client is dropped so the next attempt reconnects. */
 const RECONNECT_REASONS = new Set(["connection_closed", "not_connected", "session_expired", "connection_reset", "stream_error"]);
 
+/**
+ * Over HTTP these lose one request, not the session (a 404 says when the session is gone):
+ * dropping the client for them would fail every other call in flight on it.
+ */
+const PER_REQUEST_REASONS = new Set(["connection_reset", "stream_error"]);
+
 /** The SDK's next JSON-RPC id; read just before a request so a broken stream can be tied to it. */
 function nextRequestId(lease: Lease): number | undefined {
   const id = (lease.client as unknown as { _requestMessageId?: unknown })._requestMessageId;
@@ -43,9 +49,12 @@ export async function runTool(runtime: ToolRuntime, args: Record<string, unknown
     let lease: Lease | undefined;
     const started = Date.now();
     let untrack = () => {};
+    let abortedBeforeSend = false;
     try {
       lease = await connection.lease(scope.signal);
       untrack = connection.track(nextRequestId(lease), scope.controller);
+      // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
+      abortedBeforeSend = scope.signal.aborted;
       const result = (await lease.client.callTool({ name: identity.mcpName, arguments: args }, undefined, {
         signal: scope.signal,
         // Our timers govern; the SDK's is a backstop far behind them.
@@ -60,7 +69,7 @@ export async function runTool(runtime: ToolRuntime, args: Record<string, unknown
       const reason: unknown = scope.signal.reason;
       if (reason instanceof StreamLostError && !signal?.aborted) {
         // We know exactly what happened: the response stream broke after the request was sent.
-        await connection.invalidate(lease!);
+        // The session lives on, so the calls in flight beside this one are left alone.
         throw McpToolError.of("stream_error", reason.message, { ...context, attempts: attemptNumber, cause: reason });
       }
       const e = normalize(error, {
@@ -74,9 +83,10 @@ export async function runTool(runtime: ToolRuntime, args: Record<string, unknown
         customCodes: runtime.customCodes,
         attempts: attemptNumber,
       });
-      if (lease && RECONNECT_REASONS.has(e.reason)) await connection.invalidate(lease);
-      // Failing to get a connection means the request was never written.
-      throw lease === undefined && e.outcome !== "not_sent" ? e.with({ outcome: "not_sent" }) : e;
+      const perRequest = PER_REQUEST_REASONS.has(e.reason) && connection.breaksArePerRequest;
+      if (lease && RECONNECT_REASONS.has(e.reason) && !perRequest) await connection.invalidate(lease);
+      // Failing to get a connection, or timing out before sending, means the request was never written.
+      throw (lease === undefined || abortedBeforeSend) && e.outcome !== "not_sent" ? e.with({ outcome: "not_sent" }) : e;
     } finally {
       untrack();
       scope.dispose();

@@ -2,7 +2,7 @@ import { readFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolMessage } from "@langchain/core/messages";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { McpToolkit, type McpEvent, type McpToolErrorJSON } from "../../src/index.js";
 import { startHttpFixture, type HttpFixture } from "../servers/http.js";
 import { stdioFixtureCommand } from "../servers/stdio.js";
@@ -55,6 +55,16 @@ describe("stdio servers", () => {
     const error = await McpToolkit.connect({ servers: { ghost: { transport: "stdio", command: "mcp-server-that-does-not-exist" } } }).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: "McpToolError", reason: "spawn_failed", transient: false, serverName: "ghost" });
     expect((error as Error).message).toContain("mcp-server-that-does-not-exist");
+  });
+
+  it("gives up connecting after connectTimeoutMs to a process that never answers, and kills it", async () => {
+    const baselineChildren = childPids().length;
+    const error = await McpToolkit.connect({
+      servers: { mute: { transport: "stdio", command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], connectTimeoutMs: 300 } },
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "McpToolError", reason: "network_timeout", outcome: "not_sent", serverName: "mute" });
+    expect((error as Error).message).toContain("longer than 300 ms");
+    await vi.waitFor(() => expect(childPids().length).toBe(baselineChildren), { timeout: 10_000 });
   });
 
   it("never shows env values to the model", async () => {
