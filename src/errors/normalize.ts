@@ -192,7 +192,17 @@ const RELAYED_PREFIX = /^MCP error -?\d+:\s*MCP error -?\d+:/;
 
 const SESSION_BODY = /session not found|unknown session|invalid session|session (is )?(expired|invalid|unknown)|server not initialized|mcp-session-id header is required|no valid session/i;
 
-function fromHttpStatus(status: number, message: string, ctx: NormalizeContext): Classification {
+/** "Streamable HTTP error: Error POSTing to endpoint: <body>" → "HTTP 503: <body>". */
+function httpMessage(status: number, message: string): string {
+  const body = message
+    .replace(/^(?:Streamable HTTP error|SSE error): /, "")
+    .replace(/^(?:Error POSTing to endpoint|Failed to open SSE stream)(?: \(HTTP \d+\))?:\s*/, "")
+    .trim();
+  return body ? `HTTP ${status}: ${body}` : `HTTP ${status}`;
+}
+
+function fromHttpStatus(status: number, raw: string, ctx: NormalizeContext): Classification {
+  const message = httpMessage(status, raw);
   const overrides: Partial<McpToolErrorFields> = { status, kind: "transport" };
   if (status === 404 && (ctx.hadSession || SESSION_BODY.test(message))) {
     return { reason: "session_expired", message, overrides };
@@ -215,6 +225,8 @@ interface SystemErrorInfo {
   code: string;
   syscall?: string;
   path?: string;
+  /** The system error's own message, e.g. undici's "other side closed". */
+  detail?: string;
 }
 
 function fromSystemError(sys: SystemErrorInfo, message: string, ctx: NormalizeContext): Classification | undefined {
@@ -232,7 +244,12 @@ function fromSystemError(sys: SystemErrorInfo, message: string, ctx: NormalizeCo
     case "ECONNRESET":
     case "EPIPE":
     case "UND_ERR_SOCKET":
-      return { reason: "connection_reset", message, overrides: ctx.notSent ? { outcome: "not_sent" } : {} };
+      return {
+        reason: "connection_reset",
+        // "fetch failed" says nothing; the socket error underneath says what happened.
+        message: /^fetch failed$/i.test(message) ? `The connection was lost before the server answered (${sys.code}${sys.detail ? `: ${sys.detail}` : ""}).` : message,
+        overrides: ctx.notSent ? { outcome: "not_sent" } : {},
+      };
     case "ETIMEDOUT":
     case "UND_ERR_CONNECT_TIMEOUT":
       return { reason: "network_timeout", message };
@@ -280,6 +297,7 @@ function systemError(error: unknown): SystemErrorInfo | undefined {
       const info: SystemErrorInfo = { code: e.code };
       if (typeof e.syscall === "string") info.syscall = e.syscall;
       if (typeof e.path === "string") info.path = e.path;
+      if (typeof e.message === "string" && e.message) info.detail = e.message;
       if (info.code === "ECONNREFUSED" && typeof e.address === "string") info.path = `${e.address}:${String(e.port)}`;
       return info;
     }
