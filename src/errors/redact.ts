@@ -5,59 +5,175 @@
 
 export const REDACTED = "[REDACTED]";
 
+/** Exact values shorter than this would redact ordinary words; they are not worth the noise. */
+export const MIN_SECRET_LENGTH = 4;
+
 /** Key names whose values are secrets, in arguments and in `key=value` / `"key": "value"` text. */
 export const SECRET_KEY =
-  /(?:password|passwd|passphrase|(?<![a-z])pass(?![a-z])|secret|token(?!s)|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|cookie|session[_-]?id|authorization|(?<![a-z])auth(?![a-z]))/i;
+  /(?:password|passwd|passphrase|(?<![a-z])pass(?![a-z])|(?<![a-z])pwd(?![a-z])|secret(?!ar)|token(?!s|iz)|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|cookie|session[_-]?id|authorization|(?<![a-z])auth(?![a-z]))/i;
+
+// Where a shape could also end an ordinary word ("task-…", "EURASIAN…"), it must start
+// where no letter or digit precedes it; "_" and "-" may ("key_sk-…"). The distinctive
+// prefixes match anywhere, so a token glued to a word (say, once an ANSI escape between
+// them is stripped) still goes.
+const START = "(?<![A-Za-z0-9])";
 
 const BUILT_IN: readonly RegExp[] = [
-  // Authorization schemes.
-  /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/g,
-  // JSON Web Tokens.
-  /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
-  // Vendor key shapes: OpenAI/Anthropic, GitHub, AWS access keys, Slack, Google.
-  /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/g,
-  /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/g,
-  /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
-  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
-  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
-  /\bAIza[0-9A-Za-z_-]{35}\b/g,
+  // PEM private keys; an unterminated block (a cut message) is redacted to the end.
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+  // JSON Web Tokens; the signature is optional so an unsigned or cut token still goes.
+  /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}(?:\.[A-Za-z0-9_-]*)?/g,
+  // Vendor key shapes: OpenAI/Anthropic, GitHub, GitLab, Slack, Google, AWS access keys,
+  // Stripe, npm, Hugging Face. No trailing boundary: a key glued to the next word still goes.
+  /sk-(?:ant|proj)-[A-Za-z0-9_-]{16,}/g,
+  new RegExp(`${START}sk-[A-Za-z0-9_-]{16,}`, "g"),
+  /gh[pousr]_[A-Za-z0-9]{20,}/g,
+  /github_pat_[A-Za-z0-9_]{20,}/g,
+  /glpat-[A-Za-z0-9_-]{20,}/g,
+  /xox[abposre]-[A-Za-z0-9-]{10,}/g,
+  /ya29\.[A-Za-z0-9_-]{20,}/g,
+  new RegExp(`${START}AIza[0-9A-Za-z_-]{35}`, "g"),
+  new RegExp(`${START}(?:AKIA|ASIA)[0-9A-Z]{16}`, "g"),
+  new RegExp(`${START}(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`, "g"),
+  new RegExp(`${START}npm_[A-Za-z0-9]{36}`, "g"),
+  new RegExp(`${START}hf_[A-Za-z0-9]{30,}`, "g"),
 ];
 
-// Credentials inside URLs: scheme://user:password@host
-const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/gi;
-// key=value, key: value, "key": "value" where the key names a secret.
-const KEY_VALUE = new RegExp(
-  `((?:["']?)[\\w.-]*${SECRET_KEY.source}[\\w.-]*["']?\\s*[:=]\\s*)("(?:[^"\\\\]|\\\\.)*"|'[^']*'|[^\\s,;&}\\]]+)`,
+// Authorization schemes, in any case. The credential must look like one (a digit or a
+// symbol, or 20+ letters) so prose such as "Basic authentication failed" survives.
+const AUTH_SCHEME = new RegExp(
+  `${START}(Bearer|Basic|Token|Digest)\\s+(?=[A-Za-z0-9._~+/=-]{8})(?:[A-Za-z0-9._~+/=-]*[0-9._~+/=][A-Za-z0-9._~+/=-]*|[A-Za-z]{20,}(?![0-9._~+/=-]))`,
   "gi",
 );
 
+// Credentials inside URLs: scheme://user:password@host (a password may hold an unencoded
+// "@": the userinfo runs to the last one), or a long token alone as the user name.
+const URL_CREDENTIALS = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)(?:[^\s/?#@:]*:[^\s/?#]*|[^\s/?#@:]{16,})@/gi;
+
+// key=value, key: value, "key": "value" (also JSON-escaped inside a string). The key is
+// matched as a whole word and tested with isSecretKey; a pattern with the key names inside
+// it would backtrack quadratically through a long word. An auth scheme after the
+// separator stays readable.
+const KEY = /(?:\\?["'])?(?<![\w.-])([\w.-]+)(?:\\?["'])?\s*[:=]\s*(?:(?:Bearer|Basic|Token|Digest)\s+)?/gi;
+const VALUE = /"(?:[^"\\]|\\.)*"|\\"(?:[^"\\]|\\[^"])*\\"|'[^']*'|(?:\[REDACTED\]|[^\s,;&}\]])+/y;
+
 export interface RedactOptions {
-  /** Exact values to remove wherever they appear (header values, env values). */
+  /**
+   * Exact values to remove wherever they appear (header values, env values), also as they
+   * appear trimmed, JSON-escaped or URL-encoded. Values under 4 characters are ignored.
+   */
   secrets?: readonly string[];
-  /** Extra patterns; a string is matched literally. */
+  /** Extra patterns; a string is matched literally, a RegExp everywhere (as if it had the g flag). */
   patterns?: readonly (string | RegExp)[];
 }
 
-/** Removes secrets from text. Exact values go first so a pattern cannot split one. */
+/**
+ * Removes secrets from text. Exact values go first, all at once, so neither a pattern nor
+ * another exact value can split one and leave a piece behind.
+ */
 export function redact(text: string, options: RedactOptions = {}): string {
-  let out = text;
-  for (const secret of options.secrets ?? []) {
-    // Very short values would redact ordinary words; they are not secrets worth the noise.
-    if (secret.length >= 4) out = out.split(secret).join(REDACTED);
-  }
+  let out = redactExact(text, exactValues(options));
   for (const p of options.patterns ?? []) {
-    out = typeof p === "string" ? (p.length > 0 ? out.split(p).join(REDACTED) : out) : out.replace(globalize(p), REDACTED);
+    // An empty match (a pattern like /x*/) would put a marker between every character.
+    if (typeof p !== "string") out = out.replace(globalize(p), (m) => (m ? REDACTED : m));
   }
   out = out.replace(URL_CREDENTIALS, `$1${REDACTED}@`);
-  for (const re of BUILT_IN) {
-    out = out.replace(re, (match, scheme: unknown) => (typeof scheme === "string" && match.startsWith(scheme) ? `${scheme} ${REDACTED}` : REDACTED));
+  out = out.replace(AUTH_SCHEME, (_m, scheme: string) => `${scheme} ${REDACTED}`);
+  for (const re of BUILT_IN) out = out.replace(re, REDACTED);
+  return redactKeyValues(out);
+}
+
+function redactKeyValues(text: string): string {
+  let out = "";
+  let at = 0;
+  const key = new RegExp(KEY.source, KEY.flags);
+  const value = new RegExp(VALUE.source, VALUE.flags);
+  for (let m = key.exec(text); m; m = key.exec(text)) {
+    // A non-secret key is skipped, not its value: "user: password=hunter2" has two keys.
+    if (!isSecretKey(m[1]!)) continue;
+    value.lastIndex = key.lastIndex;
+    const v = value.exec(text)?.[0];
+    if (v === undefined) continue;
+    out += text.slice(at, key.lastIndex) + redactedValue(v);
+    at = key.lastIndex = value.lastIndex;
   }
-  out = out.replace(KEY_VALUE, (_m, key: string, value: string) => (value.includes(REDACTED) ? `${key}${value}` : `${key}${REDACTED}`));
-  return out;
+  return out + text.slice(at);
+}
+
+/** The value replaced, its quoting kept; a value already redacted stays as it is. */
+function redactedValue(v: string): string {
+  if (v.startsWith('\\"')) return v.slice(2, -2) === REDACTED ? v : `\\"${REDACTED}\\"`;
+  if (v.startsWith('"') || v.startsWith("'")) return v.slice(1, -1) === REDACTED ? v : `${v[0]}${REDACTED}${v[0]}`;
+  return REDACTED;
+}
+
+/**
+ * Every exact value to remove: the configured secrets and the caller's string patterns,
+ * each also as it appears trimmed, JSON-escaped and URL-encoded. Longest first.
+ */
+export function exactValues(options: RedactOptions): string[] {
+  const raw: string[] = [...(options.secrets ?? [])];
+  for (const p of options.patterns ?? []) if (typeof p === "string") raw.push(p);
+  const all = new Set<string>();
+  for (const s of raw) {
+    if (typeof s !== "string") continue;
+    for (const v of [s, s.trim(), JSON.stringify(s).slice(1, -1), safeEncode(s)]) {
+      if (v.length >= MIN_SECRET_LENGTH) all.add(v);
+    }
+  }
+  return [...all].sort((a, b) => b.length - a.length);
+}
+
+/** Replaces every occurrence of every value, merging overlapping and adjacent ones. */
+export function redactExact(text: string, values: readonly string[]): string {
+  const spans: Array<[number, number]> = [];
+  for (const v of values) {
+    if (v.length < MIN_SECRET_LENGTH) continue;
+    let start = -1;
+    let end = -1;
+    for (let i = text.indexOf(v); i !== -1; i = text.indexOf(v, i + 1)) {
+      if (i <= end) {
+        end = i + v.length;
+      } else {
+        if (start !== -1) spans.push([start, end]);
+        start = i;
+        end = i + v.length;
+      }
+    }
+    if (start !== -1) spans.push([start, end]);
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = "";
+  let at = 0;
+  let i = 0;
+  while (i < spans.length) {
+    const [s] = spans[i]!;
+    let e = spans[i]![1];
+    for (i++; i < spans.length && spans[i]![0] <= e; i++) e = Math.max(e, spans[i]![1]);
+    out += text.slice(at, s) + REDACTED;
+    at = e;
+  }
+  return out + text.slice(at);
+}
+
+function safeEncode(s: string): string {
+  try {
+    return encodeURIComponent(s);
+  } catch {
+    return s; // a lone surrogate cannot be encoded
+  }
 }
 
 function globalize(re: RegExp): RegExp {
-  return re.global ? re : new RegExp(re.source, `${re.flags}g`);
+  // "g" so every match goes; never "y", which would stop at the first gap.
+  const flags = re.flags.replace("y", "");
+  return new RegExp(re.source, flags.includes("g") ? flags : `${flags}g`);
+}
+
+/** Does this key name a secret? camelCase counts: `basicAuth`, `userPass`. */
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key) || SECRET_KEY.test(key.replace(/([a-z0-9])([A-Z])/g, "$1_$2"));
 }
 
 /**
@@ -65,20 +181,32 @@ function globalize(re: RegExp): RegExp {
  * for tool arguments and structured error data.
  */
 export function redactValue(value: unknown, options: RedactOptions = {}, depth = 0): unknown {
-  if (typeof value === "string") return redact(value, options);
-  if (depth > 20) return "[…]";
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, options, depth + 1));
-  if (typeof value !== "object" || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    const secret = SECRET_KEY.test(k) && v !== null && v !== undefined && typeof v !== "object";
-    // defineProperty keeps a "__proto__" key as data instead of changing the copy's prototype.
-    Object.defineProperty(out, k, { value: secret ? REDACTED : redactValue(v, options, depth + 1), enumerable: true, writable: true, configurable: true });
-  }
-  return out;
+  return copy(value, options, depth, new WeakSet());
 }
 
-/** The longest secret a caller supplied; pre-truncation keeps this much margin so no secret is split. */
+function copy(value: unknown, options: RedactOptions, depth: number, ancestors: WeakSet<object>): unknown {
+  if (typeof value === "string") return redact(value, options);
+  if (typeof value !== "object" || value === null) return value;
+  if (value instanceof Date) return value;
+  if (depth > 20) return "[…]";
+  if (ancestors.has(value)) return "[Circular]";
+  ancestors.add(value);
+  try {
+    if (Array.isArray(value)) return value.map((v) => copy(v, options, depth + 1, ancestors));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      // The whole value under a secret-named key goes, objects included ({ credentials: {…} }).
+      const replaced = isSecretKey(k) && v !== null && v !== undefined ? REDACTED : copy(v, options, depth + 1, ancestors);
+      // defineProperty keeps a "__proto__" key as data instead of changing the copy's prototype.
+      Object.defineProperty(out, k, { value: replaced, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  } finally {
+    ancestors.delete(value);
+  }
+}
+
+/** The longest exact value a caller supplied. */
 export function longestSecret(options: RedactOptions): number {
   let max = 0;
   for (const s of options.secrets ?? []) max = Math.max(max, s.length);

@@ -2,8 +2,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { fromResult } from "./fromResult.js";
 import { McpToolError } from "./McpToolError.js";
 import { normalize, stripMcpPrefix } from "./normalize.js";
-import { HINTS, REASONS } from "./reasons.js";
-import { longestSecret, redact, redactValue, type RedactOptions } from "./redact.js";
+import { HINTS, isReason, REASONS, type HintKey } from "./reasons.js";
+import { exactValues, longestSecret, MIN_SECRET_LENGTH, redact, redactExact, redactValue, type RedactOptions } from "./redact.js";
 
 /** Options for the text a model reads. */
 export interface ModelTextOptions extends RedactOptions {
@@ -25,44 +25,116 @@ export interface ModelTextOptions extends RedactOptions {
 /** @default 1000 */
 export const DEFAULT_MAX_LENGTH = 1000;
 
-// ANSI CSI/OSC sequences and C0/C1 control characters other than newline and tab.
+/** Said instead of an empty message, so the model never reads "failed: ." */
+export const NO_MESSAGE = "No error message was given.";
+
+// When a message is cut before pattern redaction, this much of the cut end is dropped too
+// (plus three times the longest configured secret, for a secret cut at RAW_CAP, which
+// redaction of the secrets inside it can lengthen): a token cut in half there may no longer
+// be recognisable. Every built-in shape is recognised from far fewer characters than this
+// (a JWT from its header, a key from 16 to 20), so a longer remnant is still redacted.
+const CUT_GUARD = 512;
+
+// ANSI CSI/OSC sequences, charset designations (the "\u001b(B" of `tput sgr0`), other
+// two-byte escapes and the 8-bit CSI.
 // eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]/g;
+const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[()*+\-./][ -~]|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]/g;
+// C0/C1 controls other than newline and tab; invisible format characters (zero-width,
+// bidi overrides, BOM) and Unicode tags, which can hide text from a reader but not a model.
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-const STACK_LINE = /^\s*at\s+(?:.+\(.*:\d+:\d+\)|.+:\d+:\d+|<anonymous>|native)\s*$/gm;
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/g;
+// Stack frames: V8 ("at f (file:1:2)", "at file:1:2", "at new Promise (<anonymous>)",
+// "at async Promise.all (index 0)"), Java ("at a.B.c(B.java:12)", "... 3 more") and Python
+// tracebacks (the header and its indented lines; the final "ValueError: …" line stays).
+// Horizontal whitespace only, and one start per line, so the scan stays linear.
+const STACK_LINE =
+  /^[ \t]*at (?:async |new )?[^\s()]*(?: \[as [^\]\n]*\])? ?\((?:[^()\n]*:\d+(?::\d+)?|<anonymous>|native|index \d+|Native Method|Unknown Source|eval at [^\n]*)\)[ \t]*$|^[ \t]*at (?:async )?[^\s()]+:\d+:\d+[ \t]*$|^[ \t]*\.\.\. \d+ more[ \t]*$/gm;
+const PY_TRACEBACK = /^Traceback \(most recent call last\):[ \t]*(?:\n[ \t]+[^\n]*)*/gm;
 
 /** Removes repeated "MCP error" prefixes, stack frames, ANSI escapes and control characters. */
 export function cleanMessage(message: string): string {
   return stripMcpPrefix(
-    message
-      .replace(ANSI, "")
+    cleanInline(message)
       .replace(STACK_LINE, "")
-      .replace(CONTROL, "")
+      .replace(PY_TRACEBACK, "")
       .replace(/\n{2,}/g, "\n")
       .trim(),
   ).trim();
 }
 
+/** The character-level part of cleaning: escapes and control characters out, CR/CRLF to LF. */
+function cleanInline(text: string): string {
+  return text.replace(ANSI, "").replace(/\r\n?/g, "\n").replace(CONTROL, "");
+}
+
 /** Cuts `text` to `maxLength` characters and says how much was cut. */
 export function truncate(text: string, maxLength: number = DEFAULT_MAX_LENGTH, originalLength = text.length): string {
   if (originalLength <= maxLength && text.length <= maxLength) return text;
-  const kept = text.slice(0, Math.max(0, maxLength));
-  return `${kept}… [${originalLength - kept.length} more characters cut]`;
+  const kept = sliceWhole(text, Math.max(0, maxLength));
+  return `${kept}… [${Math.max(0, originalLength - kept.length)} more characters cut]`;
 }
 
+/** `text.slice(0, end)` without leaving half of a surrogate pair at the end. */
+function sliceWhole(text: string, end: number): string {
+  const kept = text.slice(0, end);
+  const last = kept.charCodeAt(kept.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? kept.slice(0, -1) : kept;
+}
+
+// Past this, a message is cut before anything else, so the cost does not grow with it.
+const RAW_CAP = 1 << 20;
+
+// Characters cleaning removes from inside a line: where one stands, cleaning can glue a
+// token to the word before it, or an escape can swallow a token's first letter.
+// eslint-disable-next-line no-control-regex
+const REMOVABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/;
+
 /**
- * The message as a model may read it: cleaned, redacted, then cut. Huge inputs are cut
- * first (with room for the longest configured secret) so the cost does not grow with them.
+ * The message as a model may read it: cleaned, redacted, then cut, reporting the cut.
+ *
+ * Redaction runs both before cleaning (a secret holding control characters, a token that
+ * cleaning would glue to a word or take a letter from) and after it (a secret split by an
+ * ANSI escape). Exact secrets go from the whole message, so no cut can split one. The
+ * pattern pass after cleaning sees only a head of the message, and a cut's last
+ * characters are dropped too, so no half-recognisable token can show.
  */
 export function safeMessage(message: string, options: ModelTextOptions = {}): string {
   const max = options.maxLength ?? DEFAULT_MAX_LENGTH;
-  const budget = max * 2 + Math.max(4096, longestSecret(options) * 2);
-  const head = message.length > budget ? message.slice(0, budget) : message;
-  const cleaned = cleanMessage(head);
-  const redacted = redact(cleaned, options);
-  const dropped = message.length - head.length;
-  return truncate(redacted, max, redacted.length + dropped);
+  const exact = exactValues(options);
+  const guard = CUT_GUARD + 3 * longestSecret(options);
+  let dropped = 0;
+  let raw = String(message);
+  if (raw.length > RAW_CAP) {
+    const head = sliceWhole(raw, RAW_CAP);
+    dropped += raw.length - head.length;
+    raw = head;
+  }
+  raw = REMOVABLE.test(raw) ? redact(raw, options) : redactExact(raw, exact);
+  const cleaned = redactExact(cleanMessage(raw), cleanedValues(exact));
+  const budget = max * 2 + guard + 4096;
+  let head = cleaned;
+  if (cleaned.length > budget) {
+    head = sliceWhole(cleaned, budget);
+    dropped += cleaned.length - head.length;
+  }
+  const redacted = redact(head, options);
+  if (dropped === 0) return truncate(redacted, max);
+  const safe = redacted.slice(0, Math.max(0, redacted.length - guard));
+  return truncate(safe, max, redacted.length + dropped);
+}
+
+/**
+ * The exact values as cleaning may leave them, for a secret that held control characters
+ * and also stands split by an escape, so only the cleaned text shows it whole.
+ */
+function cleanedValues(values: readonly string[]): string[] {
+  const out = new Set(values);
+  for (const v of values) {
+    for (const c of [cleanInline(v).replace(/\n{2,}/g, "\n").trim(), v.replace(/\r\n?/g, "\n").replace(CONTROL, "")]) {
+      if (c.length >= MIN_SECRET_LENGTH) out.add(c);
+    }
+  }
+  return [...out].sort((a, b) => b.length - a.length);
 }
 
 /**
@@ -71,15 +143,16 @@ export function safeMessage(message: string, options: ModelTextOptions = {}): st
  */
 export function toModelText(error: unknown, options: ModelTextOptions = {}): string {
   const e = normalize(error, options.toolName ? { toolName: options.toolName } : {});
-  const name = e.toolName ?? options.toolName ?? "unknown";
+  const name = cleanName(e.toolName ?? options.toolName);
   const attempts = e.attempts > 1 ? ` after ${e.attempts} attempts` : "";
-  const message = safeMessage(e.message, options);
+  const message = safeMessage(e.message, options) || NO_MESSAGE;
   return `Error: Tool '${name}' failed (${e.reason})${attempts}: ${endSentence(message)} ${hintFor(e, options)}`;
 }
 
 /** The sentence telling the model what to do next. */
 export function hintFor(error: McpToolError, options: { idempotent?: boolean } = {}): string {
-  const key = REASONS[error.reason].hint;
+  // A reason from outside the table (a cast, a deserialized error) must not throw here.
+  const key: HintKey = isReason(error.reason) ? REASONS[error.reason].hint : "use_another_tool";
   if (key === "person_must_act" || key === "fix_arguments") return HINTS[key];
   if (error.outcome === "unknown" && !options.idempotent && error.reason !== "cancelled") return HINTS.unknown_outcome;
   if (error.transient && error.attempts > 1) return HINTS.retries_exhausted;
@@ -91,19 +164,36 @@ function endSentence(text: string): string {
   return /[.!?…\]]$/.test(text) ? text : `${text}.`;
 }
 
-const KIND_LABEL = { protocol: "MCP protocol error", transport: "MCP transport error", domain: "Tool execution failed", client: "MCP client error" };
+const KIND_LABEL: Record<string, string> = {
+  protocol: "MCP protocol error",
+  transport: "MCP transport error",
+  domain: "Tool execution failed",
+  client: "MCP client error",
+};
+
+/** A tool name as the model may read it: one line, no control characters, bounded. */
+function cleanName(name: string | undefined): string {
+  const clean = String(name ?? "").replace(ANSI, "").replace(CONTROL, "").replace(/[\n\t]+/g, " ").trim();
+  return clean ? sliceWhole(clean, 200) : "unknown";
+}
 
 /** A readable string for any error, e.g. "MCP protocol error (invalid_params): …". */
 export function handleError(error: unknown, options: ModelTextOptions = {}): string {
   const e = normalize(error);
-  return `${KIND_LABEL[e.kind]} (${e.reason}): ${safeMessage(e.message, options)}`;
+  return `${KIND_LABEL[e.kind] ?? "MCP error"} (${e.reason}): ${safeMessage(e.message, options) || NO_MESSAGE}`;
 }
 
 /** A readable string for an `isError` result, e.g. "Tool execution failed: quota exceeded". */
 export function handleResponseError(result: CallToolResult | unknown, options: ModelTextOptions = {}): string {
-  const e = fromResult(result);
+  let e: McpToolError | undefined;
+  try {
+    e = fromResult(result);
+  } catch {
+    // A malformed result (content that is not an array) still reads as a failure.
+    return "Tool execution failed: the server sent a malformed error result.";
+  }
   if (!e) return "Tool execution failed: the result was not marked as an error.";
-  return `Tool execution failed: ${safeMessage(e.message, options)}`;
+  return `Tool execution failed: ${safeMessage(e.message, options) || NO_MESSAGE}`;
 }
 
 /**
@@ -112,7 +202,7 @@ export function handleResponseError(result: CallToolResult | unknown, options: M
  */
 export function wrapToolError(error: unknown, toolName: string, args?: unknown, options: ModelTextOptions = {}): string {
   const e = normalize(error, { toolName });
-  let text = `Tool '${toolName}' failed (${e.reason}): ${safeMessage(e.message, options)}`;
+  let text = `Tool '${cleanName(toolName)}' failed (${e.reason}): ${safeMessage(e.message, options) || NO_MESSAGE}`;
   if (args !== undefined) {
     let json: string;
     try {
@@ -129,6 +219,12 @@ export function wrapToolError(error: unknown, toolName: string, args?: unknown, 
 export function toSafeJSON(error: McpToolError, options: ModelTextOptions = {}): ReturnType<McpToolError["toJSON"]> {
   const json = error.toJSON();
   json.message = safeMessage(json.message, options);
-  if (json.data !== undefined) json.data = redactValue(json.data, options);
+  if (json.data !== undefined) {
+    try {
+      json.data = redactValue(json.data, options);
+    } catch {
+      json.data = "[unreadable data]"; // a throwing getter must not turn one error into two
+    }
+  }
   return json;
 }

@@ -48,7 +48,7 @@ export function describeBlock(block: ContentBlock): string {
 
 /** All blocks as text, non-text ones summarised. */
 export function contentText(content: readonly ContentBlock[] | undefined): string {
-  return (content ?? []).map(describeBlock).join("\n");
+  return (Array.isArray(content) ? content : []).map(describeBlock).join("\n");
 }
 
 function byteSize(base64: string): string {
