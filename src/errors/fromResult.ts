@@ -15,8 +15,6 @@ const TOOL_MISSING = /^Tool (\S+) (not found|disabled)\b/;
  */
 export function fromResult(result: unknown, context: NormalizeContext = {}): McpToolError | undefined {
   if (!isErrorResult(result)) return undefined;
-  const raw = contentText(result.content);
-  const text = stripMcpPrefix(raw.trim());
   const base = {
     toolName: context.toolName,
     serverName: context.serverName,
@@ -24,6 +22,10 @@ export function fromResult(result: unknown, context: NormalizeContext = {}): Mcp
     data: result.structuredContent ?? undefined,
   };
   const fields = Object.fromEntries(Object.entries(base).filter(([, v]) => v !== undefined));
+  if (!Array.isArray(result.content)) {
+    return McpToolError.of("invalid_result", "The server sent a malformed error result: its content is not a list of blocks.", { ...fields, cause: result });
+  }
+  const text = stripMcpPrefix(contentText(result.content).trim());
   if (INPUT_VALIDATION.test(text)) return McpToolError.of("invalid_params", text, { ...fields, kind: "domain" });
   if (OUTPUT_VALIDATION.test(text)) return McpToolError.of("output_schema_mismatch", text, { ...fields, kind: "domain" });
   if (TOOL_MISSING.test(text)) return McpToolError.of("tool_not_found", text, fields);

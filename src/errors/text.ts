@@ -185,13 +185,7 @@ export function handleError(error: unknown, options: ModelTextOptions = {}): str
 
 /** A readable string for an `isError` result, e.g. "Tool execution failed: quota exceeded". */
 export function handleResponseError(result: CallToolResult | unknown, options: ModelTextOptions = {}): string {
-  let e: McpToolError | undefined;
-  try {
-    e = fromResult(result);
-  } catch {
-    // A malformed result (content that is not an array) still reads as a failure.
-    return "Tool execution failed: the server sent a malformed error result.";
-  }
+  const e = fromResult(result);
   if (!e) return "Tool execution failed: the result was not marked as an error.";
   return `Tool execution failed: ${safeMessage(e.message, options) || NO_MESSAGE}`;
 }

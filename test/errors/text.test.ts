@@ -367,7 +367,9 @@ describe("handleResponseError", () => {
   });
 
   it("does not throw on a malformed error result", () => {
-    expect(handleResponseError({ isError: true, content: "not an array" })).toBe("Tool execution failed: the server sent a malformed error result.");
+    expect(handleResponseError({ isError: true, content: "not an array" })).toBe(
+      "Tool execution failed: The server sent a malformed error result: its content is not a list of blocks.",
+    );
   });
 
   it("redacts secrets in the tool's text", () => {
