@@ -103,6 +103,8 @@ export class Connection {
     this.inflight.set(id, controller);
     return () => {
       if (this.inflight.get(id) === controller) this.inflight.delete(id);
+      // A call that timed out or was cancelled gets no answer; close the stream that waits for one.
+      if (controller.signal.aborted) this.probe.abandon?.(id);
     };
   }
 

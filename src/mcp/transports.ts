@@ -16,6 +16,12 @@ export interface TransportProbe {
   retryAfter?: { ms: number; at: number };
   /** Called with the JSON-RPC ids whose POST response stream broke before it finished. */
   onStreamLost?: (ids: number[], error: unknown) => void;
+  /**
+   * Closes the response stream of a request the caller gave up on (set by `probingFetch`).
+   * A server never answers a cancelled request, so its stream would stay open, with its
+   * socket, until the session ends.
+   */
+  abandon?: (id: number) => void;
 }
 
 /** Keeps the last lines of a process's stderr, bounded in lines and bytes. */
@@ -72,34 +78,82 @@ export function stdioTransport(config: StdioServerConfig, probe: TransportProbe,
  * headers) and reports POST response streams that break before they finish.
  */
 export function probingFetch(probe: TransportProbe): FetchLike {
+  // Each POST carrying requests gets its own controller, linked to the transport's, so one
+  // request's stream can be closed alone.
+  const open = new Map<number, AbortController>();
+  const abandoned = new WeakSet<AbortController>();
+  probe.abandon = (id) => {
+    const request = open.get(id);
+    if (!request) return;
+    abandoned.add(request);
+    request.abort(new Error("The caller gave up on this request."));
+  };
   return async (url, init) => {
-    const response = await fetch(url, init);
+    const ids = init?.method === "POST" ? requestIds(init.body) : [];
+    const own = ids.length > 0 ? linkedController(init?.signal) : undefined;
+    if (own) for (const id of ids) open.set(id, own.controller);
+    const done = () => {
+      own?.unlink();
+      for (const id of ids) if (open.get(id) === own?.controller) open.delete(id);
+    };
+    let response: Response;
+    try {
+      response = await fetch(url, own ? { ...init, signal: own.controller.signal } : init);
+    } catch (error) {
+      done();
+      throw error;
+    }
     if (!response.ok) {
+      done();
       const ms = parseRetryAfter(response.headers.get("retry-after"));
       if (ms !== undefined) probe.retryAfter = { ms, at: Date.now() };
       return response;
     }
-    if (init?.method !== "POST" || !response.body || !response.headers.get("content-type")?.includes("text/event-stream")) {
+    if (!own || !response.body) {
+      done();
       return response;
     }
-    const ids = requestIds(init.body);
-    if (ids.length === 0) return response;
+    // JSON answers are wrapped too, so the link to the transport's signal lasts exactly as long as the body.
+    const sse = response.headers.get("content-type")?.includes("text/event-stream") === true;
     const reader = response.body.getReader();
     const body = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
         try {
-          const { value, done } = await reader.read();
-          if (done) controller.close();
-          else controller.enqueue(value);
+          const { value, done: ended } = await reader.read();
+          if (ended) {
+            done();
+            controller.close();
+          } else controller.enqueue(value);
         } catch (error) {
-          probe.onStreamLost?.(ids, error);
-          controller.error(error);
+          done();
+          // A stream we closed on purpose ends quietly; only a real break is a lost stream.
+          if (abandoned.has(own.controller)) controller.close();
+          else {
+            if (sse) probe.onStreamLost?.(ids, error);
+            controller.error(error);
+          }
         }
       },
-      cancel: (reason) => reader.cancel(reason),
+      cancel: (reason) => {
+        done();
+        return reader.cancel(reason);
+      },
     });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+}
+
+/** A controller that aborts with `outer`; `unlink` drops the listener once the request is done. */
+function linkedController(outer: AbortSignal | null | undefined): { controller: AbortController; unlink: () => void } {
+  const controller = new AbortController();
+  if (!outer) return { controller, unlink: () => {} };
+  if (outer.aborted) {
+    controller.abort(outer.reason);
+    return { controller, unlink: () => {} };
+  }
+  const onAbort = () => controller.abort(outer.reason);
+  outer.addEventListener("abort", onAbort, { once: true });
+  return { controller, unlink: () => outer.removeEventListener("abort", onAbort) };
 }
 
 function requestIds(body: unknown): number[] {

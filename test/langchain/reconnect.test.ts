@@ -1,4 +1,5 @@
 import { readFileSync, mkdtempSync } from "node:fs";
+import { childPids } from "../chaos/support.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolMessage } from "@langchain/core/messages";
@@ -13,16 +14,6 @@ afterEach(async () => {
 });
 
 const call = (name: string, args: Record<string, unknown>, id = "call-1") => ({ type: "tool_call" as const, id, name, args });
-
-function childPids(): number[] {
-  // Children of this process, read from /proc so the check needs no extra tools.
-  try {
-    const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").trim();
-    return children ? children.split(/\s+/).map(Number) : [];
-  } catch {
-    return [];
-  }
-}
 
 describe("stdio servers", () => {
   it("reports connection_closed with the exit code and stderr when the process dies mid-call, then reconnects", async () => {
