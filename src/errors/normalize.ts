@@ -43,6 +43,8 @@ export interface ExitInfo {
   exitCode?: number | null;
   signal?: string | null;
   stderrTail?: string;
+  /** The transport's own error just before it closed (e.g. an oversized stdio line). */
+  transportError?: string;
 }
 
 const ERR = { parse: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internal: -32603 };
@@ -111,10 +113,11 @@ function classify(error: unknown, ctx: NormalizeContext): Classification {
 function closed(ctx: NormalizeContext, code: number | undefined, message: string): Classification {
   const parts = ["The connection to the server closed during the call."];
   const exit = ctx.exit;
+  if (exit?.transportError) parts.push(`The transport failed first: ${exit.transportError}.`);
   if (exit?.exitCode !== undefined && exit.exitCode !== null) parts.push(`The server process exited with code ${exit.exitCode}.`);
   else if (exit?.signal) parts.push(`The server process was killed by ${exit.signal}.`);
   if (exit?.stderrTail) parts.push(`Last stderr: ${exit.stderrTail}`);
-  const data = exit ? dropUndefined({ exitCode: exit.exitCode, signal: exit.signal, stderr: exit.stderrTail }) : undefined;
+  const data = exit ? dropUndefined({ exitCode: exit.exitCode, signal: exit.signal, stderr: exit.stderrTail, transportError: exit.transportError }) : undefined;
   return {
     reason: "connection_closed",
     message: parts.join(" "),

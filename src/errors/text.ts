@@ -64,7 +64,8 @@ export function cleanMessage(message: string): string {
 
 /** The character-level part of cleaning: escapes and control characters out, CR/CRLF to LF. */
 function cleanInline(text: string): string {
-  return text.replace(ANSI, "").replace(/\r\n?/g, "\n").replace(CONTROL, "");
+  // Lone surrogates (a server's broken UTF-16) become U+FFFD, so model text is well-formed.
+  return text.toWellFormed().replace(ANSI, "").replace(/\r\n?/g, "\n").replace(CONTROL, "");
 }
 
 /** Cuts `text` to `maxLength` characters and says how much was cut. */

@@ -16,6 +16,9 @@ export const DEFAULT_RECONNECT: Required<ReconnectOptions> = Object.freeze({ ena
 /** @default 30000 */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
+/** How recent a transport error must be to be reported as the cause of a close. */
+const CLOSE_CAUSE_WINDOW_MS = 1000;
+
 /** A live client and the generation it belongs to; a call keeps both to tell what happened during it. */
 export interface Lease {
   client: Client;
@@ -204,11 +207,20 @@ export class Connection {
     }
     const generation = ++this.generation;
     const previous = client.onclose;
+    const previousError = client.onerror;
+    let lastError: { message: string; at: number } | undefined;
+    client.onerror = (error) => {
+      previousError?.(error);
+      lastError = { message: error.message, at: Date.now() };
+    };
     client.onclose = () => {
       previous?.();
       if (generation !== this.generation) return;
       this.live = false;
-      this.lastExit = this.probe.exit ?? (this.stderr.text() ? { stderrTail: this.stderr.text() } : undefined);
+      const exit: ExitInfo = { ...(this.probe.exit ?? (this.stderr.text() ? { stderrTail: this.stderr.text() } : {})) };
+      // Only an error right before the close explains it; older ones (a skipped garbage line) do not.
+      if (lastError && Date.now() - lastError.at < CLOSE_CAUSE_WINDOW_MS) exit.transportError = lastError.message;
+      this.lastExit = Object.keys(exit).length > 0 ? exit : undefined;
     };
     this.client = client;
     this.transport = transport;

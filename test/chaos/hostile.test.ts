@@ -147,6 +147,7 @@ describe("a server that misbehaves on the wire", () => {
     expect(reply).toMatchObject({ status: "error", reason: "tool_error" });
     expect(reply.content).not.toContain(SECRET);
     expect(reply.content).not.toMatch(/[\u001b\u009b]/);
+    expect(reply.content.isWellFormed()).toBe(true);
   });
 
   it("turns a 20 MB line (past the SDK's 10 MB read buffer) into connection_closed, then reconnects", async () => {
@@ -154,6 +155,8 @@ describe("a server that misbehaves on the wire", () => {
     expect(reply).toMatchObject({ status: "error", reason: "connection_closed" });
     expect((reply.artifact as McpToolErrorJSON).outcome).toBe("unknown");
     expect(reply.content.length).toBeLessThan(2_000);
+    // The cause is the read buffer's limit, not the process exit that follows it.
+    expect(reply.content).toContain("The transport failed first: ReadBuffer exceeded maximum size");
     expect(await call("big__echo", { payload: "after the huge line" }, BIG_TIMEOUT_MS)).toMatchObject({ status: "success" });
   }, 90_000);
 });
