@@ -40,9 +40,12 @@ const BUILT_IN: readonly RegExp[] = [
 ];
 
 // Authorization schemes, in any case. The credential must look like one (a digit or a
-// symbol, or 20+ letters) so prose such as "Basic authentication failed" survives.
+// symbol, or 20+ letters) so prose such as "Basic authentication failed" survives. The
+// scheme may be glued to what precedes it: stripping an escape can eat the separator
+// ("0\u001b( Basic …" cleans to "0Basic …"), and a leaked credential costs more than a
+// redacted word.
 const AUTH_SCHEME = new RegExp(
-  `${START}(Bearer|Basic|Token|Digest)\\s+(?=[A-Za-z0-9._~+/=-]{8})(?:[A-Za-z0-9._~+/=-]*[0-9._~+/=][A-Za-z0-9._~+/=-]*|[A-Za-z]{20,}(?![0-9._~+/=-]))`,
+  `(Bearer|Basic|Token|Digest)\\s+(?=[A-Za-z0-9._~+/=-]{8})(?:[A-Za-z0-9._~+/=-]*[0-9._~+/=][A-Za-z0-9._~+/=-]*|[A-Za-z]{20,}(?![0-9._~+/=-]))`,
   "gi",
 );
 

@@ -23,7 +23,7 @@ import { McpToolError } from "../../src/errors/McpToolError.js";
 import { HINTS, type Reason } from "../../src/errors/reasons.js";
 import { toModelText, type ModelTextOptions } from "../../src/errors/text.js";
 
-const RUNS = { numRuns: 300 };
+const RUNS = { numRuns: Number(process.env.PROPERTY_RUNS ?? 300) };
 const ESC = "\u001b";
 const PREFIX = "Error: Tool 'search' failed (tool_error): ";
 const SUFFIX = ` ${HINTS.read_tool_message}`;
