@@ -5,7 +5,7 @@ export { REASONS, REASON_NAMES, HINTS } from "./errors/reasons.js";
 export type { ErrorKind, Outcome, Reason, ReasonInfo } from "./errors/reasons.js";
 export type { CustomCodeRule, CustomCodeTable, ExitInfo, NormalizeContext } from "./errors/normalize.js";
 export { parseRetryAfter } from "./errors/normalize.js";
-export { cleanMessage, safeMessage, toSafeJSON, truncate, DEFAULT_MAX_LENGTH } from "./errors/text.js";
+export { cleanMessage, hintFor, safeMessage, toModelReply, toSafeJSON, truncate, DEFAULT_MAX_LENGTH } from "./errors/text.js";
 export type { ModelTextOptions } from "./errors/text.js";
 export { redact, redactValue, REDACTED } from "./errors/redact.js";
 export type { RedactOptions } from "./errors/redact.js";

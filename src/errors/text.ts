@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { fromResult } from "./fromResult.js";
-import { McpToolError } from "./McpToolError.js";
+import { McpToolError, type McpToolErrorJSON } from "./McpToolError.js";
 import { normalize, stripMcpPrefix } from "./normalize.js";
 import { HINTS, isReason, REASONS, type HintKey } from "./reasons.js";
 import { exactValues, longestSecret, MIN_SECRET_LENGTH, redact, redactExact, redactValue, type RedactOptions } from "./redact.js";
@@ -143,11 +143,22 @@ function cleanedValues(values: readonly string[]): string[] {
  * `Error: Tool '<name>' failed (<reason>): <message> <hint>`.
  */
 export function toModelText(error: unknown, options: ModelTextOptions = {}): string {
-  const e = normalize(error, options.toolName ? { toolName: options.toolName } : {});
+  return modelLine(normalize(error, options.toolName ? { toolName: options.toolName } : {}), options);
+}
+
+function modelLine(e: McpToolError, options: ModelTextOptions, safe: string = safeMessage(e.message, options)): string {
   const name = cleanName(e.toolName ?? options.toolName);
   const attempts = e.attempts > 1 ? ` after ${e.attempts} attempts` : "";
-  const message = safeMessage(e.message, options) || NO_MESSAGE;
-  return `Error: Tool '${name}' failed (${e.reason})${attempts}: ${endSentence(message)} ${hintFor(e, options)}`;
+  return `Error: Tool '${name}' failed (${e.reason})${attempts}: ${endSentence(safe || NO_MESSAGE)} ${hintFor(e, options)}`;
+}
+
+/**
+ * What a failed tool call hands back: the model's line and the artifact, cleaned and redacted
+ * once for both (the costly step on the error path).
+ */
+export function toModelReply(error: McpToolError, options: ModelTextOptions = {}): { text: string; artifact: McpToolErrorJSON } {
+  const safe = safeMessage(error.message, options);
+  return { text: modelLine(error, options, safe), artifact: toSafeJSON(error, options, safe) };
 }
 
 /** The sentence telling the model what to do next. */
@@ -211,9 +222,9 @@ export function wrapToolError(error: unknown, toolName: string, args?: unknown, 
 }
 
 /** The `McpToolError` as JSON with a model-safe message, for a ToolMessage artifact. */
-export function toSafeJSON(error: McpToolError, options: ModelTextOptions = {}): ReturnType<McpToolError["toJSON"]> {
+export function toSafeJSON(error: McpToolError, options: ModelTextOptions = {}, safe?: string): McpToolErrorJSON {
   const json = error.toJSON();
-  json.message = safeMessage(json.message, options);
+  json.message = safe ?? safeMessage(json.message, options);
   if (json.data !== undefined) {
     try {
       json.data = redactValue(json.data, options);

@@ -5,7 +5,7 @@ import { StructuredTool, ToolInputParsingException, type ToolRunnableConfig } fr
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
-import { toModelText, toSafeJSON, type ModelTextOptions } from "../errors/text.js";
+import { toModelReply, type ModelTextOptions } from "../errors/text.js";
 
 /** What the tool keeps in LangChain's `metadata`. */
 export interface McpToolMetadata extends Record<string, unknown> {
@@ -34,13 +34,6 @@ export interface McpToolFields {
   errorMode?: "return" | "throw";
   /** Redaction and length options for model text. */
   text: () => ModelTextOptions;
-}
-
-/** Carries a classified failure from `_call` to `call`, past LangChain's callbacks. */
-class ToolFailure extends Error {
-  constructor(readonly error: McpToolError) {
-    super(error.message, { cause: error });
-  }
 }
 
 /**
@@ -81,14 +74,13 @@ export class McpTool extends StructuredTool {
     } catch (thrown) {
       const error = this.classify(thrown, arg);
       if (this.errorMode === "throw") throw error;
-      const textOptions = { ...this.text(), idempotent: this.metadata.idempotent, toolName: this.name };
-      const content = toModelText(error, textOptions);
+      const reply = toModelReply(error, { ...this.text(), idempotent: this.metadata.idempotent, toolName: this.name });
       const toolCallId = toolCallIdOf(arg, configArg);
-      if (!toolCallId) return content;
+      if (!toolCallId) return reply.text;
       return new ToolMessage({
         status: "error",
-        content,
-        artifact: toSafeJSON(error, textOptions),
+        content: reply.text,
+        artifact: reply.artifact,
         tool_call_id: toolCallId,
         name: this.name,
         metadata: this.metadata,
@@ -97,7 +89,7 @@ export class McpTool extends StructuredTool {
   }
 
   private classify(thrown: unknown, arg: unknown): McpToolError {
-    if (thrown instanceof ToolFailure) return thrown.error;
+    if (thrown instanceof McpToolError) return thrown;
     if (thrown instanceof ToolInputParsingException) {
       const details = thrown.message.replace(/^Received tool input did not match expected schema\s*/, "").replace(/^Details:\s*/, "");
       return McpToolError.of("invalid_arguments", `The arguments do not match the tool's input schema. ${details}`.trim(), {
@@ -118,9 +110,10 @@ export class McpTool extends StructuredTool {
     try {
       return await this.execute(args, config);
     } catch (error) {
+      // Thrown as is: LangChain's callbacks see the classified error, and call() returns it.
       const e = this.toError(error);
       e.toolName ??= this.name;
-      throw new ToolFailure(e);
+      throw e;
     }
   }
 }

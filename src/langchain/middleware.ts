@@ -1,7 +1,7 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { McpToolError } from "../errors/McpToolError.js";
-import { toModelText, toSafeJSON, type ModelTextOptions } from "../errors/text.js";
+import { toModelReply, type ModelTextOptions } from "../errors/text.js";
 import { normalizeForeign } from "./adapterErrors.js";
 
 /** LangGraph's interrupts and commands mark themselves `is_bubble_up`; they must pass through untouched. */
@@ -32,11 +32,11 @@ export function mcpErrorMiddleware(options: McpErrorMiddlewareOptions = {}) {
         if (isGraphBubbleUp(thrown)) throw thrown;
         const error = normalizeForeign(thrown, { toolName });
         error.toolName ??= toolName;
-        const textOptions = { ...text, toolName };
+        const reply = toModelReply(error, { ...text, toolName });
         return new ToolMessage({
           status: "error",
-          content: toModelText(error, textOptions),
-          artifact: toSafeJSON(error, textOptions),
+          content: reply.text,
+          artifact: reply.artifact,
           tool_call_id: request.toolCall.id ?? "",
           name: toolName,
         });
