@@ -1,0 +1,92 @@
+/**
+ * The servers the bench talks to. In memory it uses its own echo server, which keeps no
+ * per-call state (the test fixture records every call, which would read as a leak); over
+ * stdio and HTTP it uses the test fixtures.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { z } from "zod";
+import { stdioFixtureCommand } from "../test/servers/stdio.js";
+
+/** A server with one tool, `echo`, shaped like the fixture's. */
+export function buildEchoServer(): McpServer {
+  const server = new McpServer({ name: "bench-echo", version: "1.0.0" });
+  server.registerTool(
+    "echo",
+    { description: "Echo the text back.", inputSchema: { text: z.string() }, annotations: { readOnlyHint: true, idempotentHint: true } },
+    async ({ text }) => ({ content: [{ type: "text", text }] }),
+  );
+  return server;
+}
+
+export interface Connected {
+  client: Client;
+  close: () => Promise<void>;
+}
+
+export async function connectMemory(server: McpServer | Server = buildEchoServer()): Promise<Connected> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(clientSide);
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+/** Env that marks a stdio child, so the bench can find (and kill) exactly that process. */
+export const roleEnv = (role: string): Record<string, string> => ({ BENCH_ROLE: role });
+
+/** The stdio fixture as a child process, with a client of our own. */
+export async function connectStdio(role: string): Promise<Connected & { pid: number | null }> {
+  const transport = new StdioClientTransport({ ...stdioFixtureCommand(), env: roleEnv(role), stderr: "ignore" });
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, pid: transport.pid, close: () => client.close() };
+}
+
+export async function connectHttp(url: URL): Promise<Connected> {
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(url));
+  return { client, close: () => client.close() };
+}
+
+/** This process's children, read from /proc (Linux). */
+export function childPids(): number[] {
+  try {
+    const text = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").trim();
+    return text ? text.split(/\s+/).map(Number) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The live children started with `BENCH_ROLE=<role>`. */
+export function childrenWithRole(role: string): number[] {
+  const out: number[] = [];
+  for (const pid of childPids()) {
+    try {
+      const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+      const state = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
+      if (state !== "Z" && env.includes(`BENCH_ROLE=${role}`)) out.push(pid);
+    } catch {
+      // The child exited between the listing and the read.
+    }
+  }
+  return out;
+}
+
+/** The bench's plain-JavaScript stdio echo server (bench/echo-server.mjs), which starts fast. */
+export function echoStdioCommand(): { command: string; args: string[] } {
+  return { command: process.execPath, args: [fileURLToPath(new URL("./echo-server.mjs", import.meta.url))] };
+}
