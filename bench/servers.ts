@@ -13,6 +13,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { z } from "zod";
 import { stdioFixtureCommand } from "../test/servers/stdio.js";
+import { childPids } from "../test/chaos/support.js";
 
 /** A server with one tool, `echo`, shaped like the fixture's. */
 export function buildEchoServer(): McpServer {
@@ -55,20 +56,12 @@ export async function connectStdio(role: string): Promise<Connected & { pid: num
   return { client, pid: transport.pid, close: () => client.close() };
 }
 
+export { childPids };
+
 export async function connectHttp(url: URL): Promise<Connected> {
   const client = new Client({ name: "bench", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(url));
   return { client, close: () => client.close() };
-}
-
-/** This process's children, read from /proc (Linux). */
-export function childPids(): number[] {
-  try {
-    const text = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").trim();
-    return text ? text.split(/\s+/).map(Number) : [];
-  } catch {
-    return [];
-  }
 }
 
 /** The live children started with `BENCH_ROLE=<role>`. */
