@@ -1,0 +1,45 @@
+/**
+ * `npm run demo` is the first thing a newcomer runs: it must tell the whole story, end with
+ * the summary and exit 0 by itself, with no API key.
+ */
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+function demo(args: string[] = []): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve) => {
+    const env = { ...process.env, NO_COLOR: "1", OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" };
+    execFile(process.execPath, ["--import", "tsx", "demo/run.ts", ...args], { cwd: root, timeout: 60_000, env }, (error, stdout) => {
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout });
+    });
+  });
+}
+
+describe("npm run demo", () => {
+  it("tells each call's story, ends with the summary and exits 0", async () => {
+    const { code, stdout } = await demo();
+    expect(code).toBe(0);
+    expect(stdout).toContain("attempt 1 failed: service_unavailable (HTTP 503)");
+    expect(stdout).toContain("failed (request_timeout)");
+    expect(stdout).toMatch(/Tool 'transfer' failed \((connection_reset|stream_error)\)/);
+    expect(stdout).toContain("failed (tool_error): quota exceeded");
+    expect(stdout).toContain("failed (invalid_arguments)");
+    expect(stdout).toContain("ticket #1042");
+    expect(stdout).toContain("circuit OPEN for server 'warehouse'");
+    expect(stdout).toContain("this answer came from the fallback server 'mirror'");
+    expect(stdout).toMatch(/executions of the non-idempotent transfer\s+1\n/);
+    // Plain text when stdout is not a terminal.
+    expect(stdout).not.toContain("\u001b[");
+  }, 70_000);
+
+  it("prints the events as JSON lines with --json", async () => {
+    const { code, stdout } = await demo(["--json"]);
+    expect(code).toBe(0);
+    const events = stdout.trim().split("\n").map((line) => JSON.parse(line) as { type: string; error?: { reason: string } });
+    expect(events.filter((e) => e.type === "call").length).toBeGreaterThanOrEqual(8);
+    expect(events.some((e) => e.type === "retry" && e.error?.reason === "service_unavailable")).toBe(true);
+    expect(events.some((e) => e.type === "fallback")).toBe(true);
+  }, 70_000);
+});
