@@ -1,5 +1,5 @@
 export { ErrorHandler, fromResult, handleError, handleResponseError, isSafeToRetry, normalize, shouldRetry, toModelText, wrapToolError } from "./ErrorHandler.js";
-export { McpToolError, isMcpToolError } from "./errors/McpToolError.js";
+export { McpToolError, isMcpToolError, isServerFailure } from "./errors/McpToolError.js";
 export type { McpToolErrorFields, McpToolErrorJSON, McpToolErrorOptions } from "./errors/McpToolError.js";
 export { REASONS, REASON_NAMES, HINTS } from "./errors/reasons.js";
 export type { ErrorKind, Outcome, Reason, ReasonInfo } from "./errors/reasons.js";
@@ -9,7 +9,7 @@ export { cleanMessage, hintFor, safeMessage, toModelReply, toSafeJSON, truncate,
 export type { ModelTextOptions } from "./errors/text.js";
 export { redact, redactValue, REDACTED } from "./errors/redact.js";
 export type { RedactOptions } from "./errors/redact.js";
-export { McpToolkit, createMcpTools, fallbackEligible, DEFAULT_CLIENT_INFO } from "./langchain/McpToolkit.js";
+export { McpToolkit, createMcpTools, DEFAULT_CLIENT_INFO } from "./langchain/McpToolkit.js";
 export type { CreateMcpToolsOptions } from "./langchain/McpToolkit.js";
 export { McpTool } from "./langchain/McpTool.js";
 export type { McpToolMetadata } from "./langchain/McpTool.js";

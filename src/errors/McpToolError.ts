@@ -122,3 +122,12 @@ export class McpToolError extends Error {
 export function isMcpToolError(error: unknown): error is McpToolError {
   return error instanceof McpToolError;
 }
+
+/**
+ * A failure that says the server is unhealthy: transient, and neither the tool's own
+ * `isError` answer nor the caller's cancel. It counts against the circuit breaker, and it is
+ * what a fallback may answer.
+ */
+export function isServerFailure(error: unknown): error is McpToolError {
+  return error instanceof McpToolError && error.transient && error.kind !== "domain" && error.reason !== "cancelled";
+}

@@ -112,10 +112,6 @@ export const HINTS: Record<HintKey | "unknown_outcome" | "retries_exhausted", st
   retries_exhausted: "Retries are exhausted: try again later or use another tool.",
 };
 
-export function reasonInfo(name: Reason): ReasonInfo {
-  return REASONS[name];
-}
-
 export function isReason(name: unknown): name is Reason {
   return typeof name === "string" && Object.hasOwn(REASONS, name);
 }

@@ -3,7 +3,7 @@ import type { JSONSchema } from "@langchain/core/utils/json_schema";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { validateConfig, type McpToolkitConfig, type ServerConfig } from "../config.js";
-import { McpToolError } from "../errors/McpToolError.js";
+import { isServerFailure, McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import type { ModelTextOptions } from "../errors/text.js";
 import { safeEmit } from "../events.js";
@@ -16,11 +16,6 @@ import { McpTool } from "./McpTool.js";
 
 /** @default { name: "langchain-mcp-errors", version: "0.1.0" } */
 export const DEFAULT_CLIENT_INFO = Object.freeze({ name: "langchain-mcp-errors", version: "0.1.0" });
-
-/** Is this failure one a fallback may answer? Domain, permanent and cancelled failures never are. */
-export function fallbackEligible(error: McpToolError): boolean {
-  return error.transient && error.kind !== "domain" && error.reason !== "cancelled";
-}
 
 /**
  * MCP servers as LangChain tools that never crash the agent.
@@ -108,7 +103,7 @@ export class McpToolkit extends BaseToolkit {
   }
 
   private async connectAll(names: string[], onError: "throw" | "skip"): Promise<void> {
-    const results = await Promise.allSettled(names.map((name) => this.connections.get(name)!.connect()));
+    const results = await Promise.allSettled(names.map((name) => this.connections.get(name)!.lease()));
     const failures: McpToolError[] = [];
     results.forEach((r, i) => {
       const name = names[i]!;
@@ -206,7 +201,7 @@ export class McpToolkit extends BaseToolkit {
     } catch (thrown) {
       const error = normalize(thrown, { toolName: identity.exposedName, serverName: identity.serverName });
       const fallback = policy.fallback;
-      if (fallback === undefined || !fallbackEligible(error) || signal?.aborted) {
+      if (fallback === undefined || !isServerFailure(error) || signal?.aborted) {
         safeEmit(emit, { type: "error", toolName: identity.exposedName, serverName: identity.serverName, attempt: error.attempts, error });
         throw error;
       }

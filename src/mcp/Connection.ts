@@ -67,17 +67,8 @@ export class Connection {
     };
   }
 
-  get isLive(): boolean {
-    return this.live;
-  }
-
   get sessionId(): string | undefined {
     return (this.transport as { sessionId?: string } | undefined)?.sessionId;
-  }
-
-  /** The generation that is live now; a call compares it with its lease's. */
-  get currentGeneration(): number {
-    return this.generation;
   }
 
   /** Did the connection a lease came from close (or get replaced) since the lease was taken? */
@@ -109,11 +100,6 @@ export class Connection {
       // A call that timed out or was cancelled gets no answer; close the stream that waits for one.
       if (controller.signal.aborted) this.probe.abandon?.(id);
     };
-  }
-
-  /** First connection; rejects with a classified error. */
-  async connect(signal?: AbortSignal): Promise<Lease> {
-    return this.lease(signal);
   }
 
   /** The live client, connecting or reconnecting first when needed. */

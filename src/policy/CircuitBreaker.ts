@@ -1,5 +1,5 @@
 import { BrokenCircuitError, circuitBreaker, ConsecutiveBreaker, handleWhen, type CircuitBreakerPolicy } from "cockatiel";
-import { McpToolError } from "../errors/McpToolError.js";
+import { isServerFailure, McpToolError } from "../errors/McpToolError.js";
 
 /** Circuit breaker options, per server or for the whole toolkit. */
 export interface BreakerOptions {
@@ -17,11 +17,6 @@ export const DEFAULT_BREAKER: Required<BreakerOptions> = Object.freeze({
   halfOpenAfterMs: 30_000,
   enabled: true,
 });
-
-/** Failures that say the server is unhealthy. A tool's own `isError` or a caller's cancel does not. */
-export function countsAgainstServer(error: unknown): boolean {
-  return error instanceof McpToolError && error.transient && error.kind !== "domain" && error.reason !== "cancelled";
-}
 
 export interface BreakerHooks {
   onOpen?: (lastError: McpToolError | undefined) => void;
@@ -43,7 +38,7 @@ export class CircuitBreaker {
   ) {
     const o = { ...DEFAULT_BREAKER, ...options };
     if (!o.enabled) return;
-    this.policy = circuitBreaker(handleWhen(countsAgainstServer), {
+    this.policy = circuitBreaker(handleWhen(isServerFailure), {
       halfOpenAfter: o.halfOpenAfterMs,
       breaker: new ConsecutiveBreaker(o.failureThreshold),
     });
