@@ -8,12 +8,12 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { z } from "zod";
 import { stdioFixtureCommand } from "../test/servers/stdio.js";
 import { childPids } from "../test/chaos/support.js";
+import { connectInMemory } from "../test/servers/memory.js";
 
 /** A server with one tool, `echo`, shaped like the fixture's. */
 export function buildEchoServer(): McpServer {
@@ -31,18 +31,9 @@ export interface Connected {
   close: () => Promise<void>;
 }
 
-export async function connectMemory(server: McpServer | Server = buildEchoServer()): Promise<Connected> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: "bench", version: "1.0.0" });
-  await client.connect(clientSide);
-  return {
-    client,
-    close: async () => {
-      await client.close();
-      await server.close();
-    },
-  };
+/** In memory, through the same helper the tests use. */
+export function connectMemory(server: McpServer | Server = buildEchoServer()): Promise<Connected> {
+  return connectInMemory(server);
 }
 
 /** Env that marks a stdio child, so the bench can find (and kill) exactly that process. */
