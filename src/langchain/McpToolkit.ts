@@ -11,7 +11,7 @@ import { Connection } from "../mcp/Connection.js";
 import { convertResult, type ConvertedResult } from "../mcp/content.js";
 import { CircuitBreaker } from "../policy/CircuitBreaker.js";
 import { runTool, type ToolRuntime } from "../policy/pipeline.js";
-import { resolvePolicy, type ToolIdentity } from "../policy/resolve.js";
+import { resolvePolicy, type ResolvedPolicy, type ToolIdentity } from "../policy/resolve.js";
 import { McpTool } from "./McpTool.js";
 
 /** @default { name: "langchain-mcp-errors", version: "0.1.0" } */
@@ -30,6 +30,7 @@ export class McpToolkit extends BaseToolkit {
   private readonly connections = new Map<string, Connection>();
   private readonly breakers = new Map<string, CircuitBreaker>();
   private readonly runtimes = new Map<string, ToolRuntime>();
+  private readonly byName = new Map<string, ToolRuntime>();
   private readonly pending = new Set<string>();
   private retrying: Promise<void> | undefined;
   private readonly secrets: string[];
@@ -77,6 +78,11 @@ export class McpToolkit extends BaseToolkit {
 
   getTool(name: string): McpTool | undefined {
     return this.tools.find((t) => t.name === name);
+  }
+
+  /** The resolved policy of a tool (retry, timeouts, fallback, idempotent), by its exposed name. */
+  policyOf(name: string): ResolvedPolicy | undefined {
+    return this.byName.get(name)?.policy;
   }
 
   /** Servers that failed to connect and are waiting to be tried again. */
@@ -161,6 +167,7 @@ export class McpToolkit extends BaseToolkit {
 
   private makeTool(server: string, tool: Tool, name: string): McpTool {
     const runtime = this.runtimeFor(server, tool, name);
+    this.byName.set(name, runtime);
     return new McpTool({
       name,
       description: tool.description ?? tool.title ?? tool.name,

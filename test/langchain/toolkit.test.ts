@@ -50,6 +50,18 @@ describe("McpToolkit tool conversion", () => {
     expect(message.artifact.blocks.map((b: { type: string }) => b.type)).toEqual(["image", "audio", "resource", "resource_link"]);
   });
 
+  it("reports each tool's resolved policy by its exposed name", async () => {
+    const { client, close } = await connectInMemory(buildFixtureServer(newState()));
+    const toolkit = await McpToolkit.connect({
+      servers: { fx: { client, trustAnnotations: true } },
+      tools: { "fx/*": { timeoutMs: 1_234 }, counter: { retry: { retries: 5 } } },
+    });
+    cleanups.push(close, () => toolkit.close());
+    expect(toolkit.policyOf("echo")).toMatchObject({ timeoutMs: 1_234, idempotent: true, retry: { retries: 2 } });
+    expect(toolkit.policyOf("counter")).toMatchObject({ timeoutMs: 1_234, idempotent: false, retry: { retries: 5 } });
+    expect(toolkit.policyOf("nope")).toBeUndefined();
+  });
+
   it("prefixes every name with the server when prefixToolNames is set", async () => {
     const { toolkit } = await memoryToolkit({ prefix: true });
     expect(toolkit.getTool("fixture__echo")).toBeDefined();
