@@ -4,8 +4,8 @@
  * server → glob keys → exact tool name → `<server>/<tool>`.
  * Run: npx tsx examples/per-tool-policies.ts
  */
-// In your project: import { McpToolkit, resolvePolicy, type McpToolkitConfig } from "langchain-mcp-errors";
-import { McpToolkit, resolvePolicy, type McpToolkitConfig } from "../src/index.js";
+// In your project: import { McpToolkit, type McpToolkitConfig } from "langchain-mcp-errors";
+import { McpToolkit, type McpToolkitConfig } from "../src/index.js";
 import { startDemoServer } from "../demo/server.js";
 
 // search answers HTTP 503 twice before it works; transfer drops the connection after moving money.
@@ -37,10 +37,9 @@ const toolkit = await McpToolkit.connect(config);
 
 console.log("Resolved policies:");
 for (const tool of toolkit.getTools()) {
-  // resolvePolicy is what the toolkit ran when it built the tool: handy for checking your keys.
-  const { serverName = "", mcpToolName = tool.name, annotations } = tool.metadata;
-  const p = resolvePolicy({ exposedName: tool.name, serverName, mcpName: mcpToolName, annotations }, config);
-  console.log(`  ${serverName}/${tool.name}: retries=${p.retry.retries} timeoutMs=${p.timeoutMs} idempotent=${p.idempotent} fallback=${typeof p.fallback}`);
+  // policyOf shows what every layer of your config added up to for this tool.
+  const p = toolkit.policyOf(tool.name)!;
+  console.log(`  ${tool.metadata.serverName}/${tool.name}: retries=${p.retry.retries} timeoutMs=${p.timeoutMs} idempotent=${p.idempotent} fallback=${typeof p.fallback}`);
 }
 
 const call = async (name: string, args: Record<string, unknown>) => {
