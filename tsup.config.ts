@@ -7,4 +7,7 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: "node20",
+  // p-retry and its one dependency ship only as ESM; bundling them lets require() load the
+  // CommonJS build on every Node 20, not only on 20.19+ where require(esm) works.
+  noExternal: ["p-retry", "is-network-error"],
 });
