@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONNECT_TIMEOUT_MS } from "../src/mcp/Connection.js";
+import { DEFAULT_STDERR_LINES } from "../src/mcp/transports.js";
 import { DEFAULT_BREAKER, DEFAULT_CLIENT_INFO, DEFAULT_MAX_LENGTH, DEFAULT_RECONNECT, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, REASONS } from "../src/index.js";
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
@@ -41,6 +42,7 @@ describe("README", () => {
     expect(readme).toContain(
       `\`{ enabled: ${DEFAULT_RECONNECT.enabled}, minDelayMs: ${DEFAULT_RECONNECT.minDelayMs}, maxDelayMs: ${DEFAULT_RECONNECT.maxDelayMs} }\``,
     );
+    expect(readme).toContain(`its last \`stderrLines\` (default \`${DEFAULT_STDERR_LINES}\`)`);
     expect(readme).toContain(`\`connectTimeoutMs\` (default \`${DEFAULT_CONNECT_TIMEOUT_MS}\``);
     expect(readme).toContain(`\`{ name: "${DEFAULT_CLIENT_INFO.name}", version: "${DEFAULT_CLIENT_INFO.version}" }\``);
   });

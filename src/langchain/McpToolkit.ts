@@ -72,7 +72,8 @@ export class McpToolkit extends BaseToolkit {
 
   /** The tools of every connected server. A skipped server is tried again in the background. */
   override getTools(): McpTool[] {
-    if (this.pending.size > 0) void this.refresh();
+    // A failure here is already reported as an `error` event; the skipped server stays pending.
+    if (this.pending.size > 0) this.refresh().catch(() => undefined);
     return [...this.tools];
   }
 
@@ -242,7 +243,8 @@ export class McpToolkit extends BaseToolkit {
       return typeof out === "string" ? { content: [{ type: "text", text: out }] } : out;
     }
     const connection = this.connections.get(fallback)!;
-    if (connection.tools.length === 0) await connection.lease(signal).catch(() => undefined);
+    // A fallback server skipped at connect is tried now; if it is down, that is the error to report.
+    if (connection.tools.length === 0) await connection.lease(signal);
     const tool = connection.tools.find((t) => t.name === runtime.identity.mcpName);
     if (!tool) throw McpToolError.of("tool_not_found", `Server '${fallback}' has no tool '${runtime.identity.mcpName}'.`, { serverName: fallback });
     // The fallback runs under its own server's policy and breaker, and never falls back again.

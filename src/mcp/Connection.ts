@@ -58,7 +58,7 @@ export class Connection {
     private readonly clientInfo: { name: string; version: string },
     private readonly onEvent?: McpEventListener,
   ) {
-    this.stderr = new StderrTail("transport" in config && config.transport === "stdio" ? (config.stderrLines ?? 20) : 20);
+    this.stderr = new StderrTail("stderrLines" in config ? config.stderrLines : undefined);
     this.reconnect = { ...DEFAULT_RECONNECT, ...config.reconnect };
     this.connectTimeoutMs = config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     if ("client" in config) this.reconnect.enabled = false;

@@ -24,12 +24,15 @@ export interface TransportProbe {
   abandon?: (id: number) => void;
 }
 
+/** @default 20 */
+export const DEFAULT_STDERR_LINES = 20;
+
 /** Keeps the last lines of a process's stderr, bounded in lines and bytes. */
 export class StderrTail {
   private lines: string[] = [];
   private partial = "";
 
-  constructor(private readonly maxLines = 20, private readonly maxChars = 4000) {}
+  constructor(private readonly maxLines = DEFAULT_STDERR_LINES, private readonly maxChars = 4000) {}
 
   push(chunk: Buffer | string): void {
     const text = this.partial + chunk.toString();

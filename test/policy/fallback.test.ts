@@ -1,12 +1,10 @@
 import type { ToolMessage } from "@langchain/core/messages";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { McpToolkit, type McpEvent, type McpToolErrorJSON } from "../../src/index.js";
 import { startHttpFixture } from "../servers/http.js";
+import { closeAfterEach } from "../servers/cleanups.js";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const cleanups = closeAfterEach();
 
 const call = (name: string, args: Record<string, unknown>, id = "call-1") => ({ type: "tool_call" as const, id, name, args });
 const noRetry = { retries: 0 };
@@ -77,6 +75,26 @@ describe("fallbacks", () => {
     expect(reply.status).toBe("error");
     expect((reply.artifact as McpToolErrorJSON).reason).toBe("service_unavailable");
     expect(reply.content).toContain("The fallback server 'backup' also failed (service_unavailable)");
+  });
+
+  it("names the real cause when the fallback server is down too", async () => {
+    const primary = await startHttpFixture();
+    const gone = await startHttpFixture();
+    const port = gone.port;
+    await gone.close();
+    const toolkit = await McpToolkit.connect({
+      servers: {
+        primary: { transport: "http", url: primary.url.href, fallback: "backup" },
+        backup: { transport: "http", url: `http://127.0.0.1:${port}/mcp`, exposeTools: false, reconnect: { minDelayMs: 0 } },
+      },
+      onConnectionError: "skip",
+      retry: noRetry,
+    });
+    cleanups.push(() => primary.close(), () => toolkit.close());
+    primary.failNext(503);
+    const text = await toolkit.getTool("echo")!.invoke({ text: "x" });
+    expect(text).toContain("(service_unavailable)");
+    expect(text).toContain("The fallback server 'backup' also failed (connection_refused)");
   });
 
   it("uses a per-tool fallback function", async () => {
