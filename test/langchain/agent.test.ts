@@ -2,18 +2,16 @@ import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messag
 import { tool } from "@langchain/core/tools";
 import { loadMcpTools } from "@langchain/mcp-adapters";
 import { createAgent, fakeModel, toolRetryMiddleware } from "langchain";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { mcpErrorMiddleware, mcpRetryOn } from "../../src/agents.js";
 import { McpToolkit, McpToolError, wrapTool, type McpToolErrorJSON } from "../../src/index.js";
 import { buildFixtureServer, buildProtocolErrorServer, newState } from "../servers/fixture.js";
 import { startHttpFixture } from "../servers/http.js";
 import { connectInMemory } from "../servers/memory.js";
+import { closeAfterEach } from "../servers/cleanups.js";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const cleanups = closeAfterEach();
 
 /** A scripted model: calls the given tools once, then answers with what the last tool said. */
 function scripted(calls: { name: string; args: Record<string, unknown> }[]) {

@@ -1,13 +1,11 @@
 import { ToolMessage } from "@langchain/core/messages";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { McpConfigError, McpToolkit, type McpEvent, type McpToolErrorJSON } from "../../src/index.js";
 import { buildFixtureServer, buildProtocolErrorServer, newState } from "../servers/fixture.js";
 import { connectInMemory } from "../servers/memory.js";
+import { closeAfterEach } from "../servers/cleanups.js";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const cleanups = closeAfterEach();
 
 async function memoryToolkit(options: { prefix?: boolean; events?: McpEvent[] } = {}) {
   const state = newState();

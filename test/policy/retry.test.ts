@@ -2,15 +2,13 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolMessage } from "@langchain/core/messages";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { McpToolkit, type McpEvent, type McpToolErrorJSON, type McpToolkitConfig } from "../../src/index.js";
 import { startHttpFixture, type HttpFixture } from "../servers/http.js";
 import { stdioFixtureCommand } from "../servers/stdio.js";
+import { closeAfterEach } from "../servers/cleanups.js";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const cleanups = closeAfterEach();
 
 const call = (name: string, args: Record<string, unknown>, id = "call-1") => ({ type: "tool_call" as const, id, name, args });
 const fast = { minTimeout: 5, maxTimeout: 5000, randomize: false };

@@ -1,14 +1,12 @@
 import type { ToolMessage } from "@langchain/core/messages";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { McpToolkit, type McpEvent, type McpToolErrorJSON, type McpToolkitConfig } from "../../src/index.js";
 import { buildFixtureServer, newState } from "../servers/fixture.js";
 import { startHttpFixture } from "../servers/http.js";
 import { connectInMemory } from "../servers/memory.js";
+import { closeAfterEach } from "../servers/cleanups.js";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
+const cleanups = closeAfterEach();
 
 const call = (name: string, args: Record<string, unknown>, id = "call-1") => ({ type: "tool_call" as const, id, name, args });
 
