@@ -63,17 +63,48 @@ export function stdioTransport(config: StdioServerConfig, probe: TransportProbe,
     stderr: "pipe",
   });
   transport.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
+  let child: ChildProcess | undefined;
   const start = transport.start.bind(transport);
   transport.start = async () => {
     await start();
     // The SDK keeps the child private and reports a close without its exit code; the
     // child is read here once, right after spawn (pinned by a test against SDK 1.32).
-    const child = (transport as unknown as { _process?: ChildProcess })._process;
+    child = (transport as unknown as { _process?: ChildProcess })._process;
     child?.once("exit", (exitCode, signal) => {
       probe.exit = { exitCode, signal, stderrTail: stderr.text() };
     });
   };
+  const close = transport.close.bind(transport);
+  transport.close = async () => {
+    await close();
+    if (child) await reap(child);
+  };
   return transport;
+}
+
+/** @default 2000 */
+const REAP_TIMEOUT_MS = 2000;
+
+/**
+ * Makes sure a closed transport's process is gone before `close()` resolves. The SDK gives
+ * up waiting after SIGKILL, and even after a clean exit the process handle is released a loop
+ * iteration later; a caller that checked for leftover handles right after close() saw it.
+ */
+async function reap(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, REAP_TIMEOUT_MS).unref()))]);
+    clearTimeout(timer);
+  }
+  // The exit handler starts closing the process handle; libuv finishes that at the end of
+  // the loop iteration, after this iteration's immediates, so wait into the next one.
+  for (let hop = 0; hop < 2; hop++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { readFileSync, mkdtempSync } from "node:fs";
-import { childPids } from "../chaos/support.js";
+import { activeResources, childPids, multisetExcess } from "../chaos/support.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolMessage } from "@langchain/core/messages";
@@ -70,17 +70,30 @@ describe("stdio servers", () => {
   });
 
   it("leaves no child process, handle or timer after close()", async () => {
-    const before = new Set(process.getActiveResourcesInfo());
+    const before = activeResources();
     const baselineChildren = childPids().length;
     const toolkit = await McpToolkit.connect({ servers: { local: { transport: "stdio", ...stdioFixtureCommand() } } });
     await toolkit.getTool("echo")!.invoke({ text: "x" });
     await toolkit.getTool("slow")!.invoke({ ms: 20 });
     expect(childPids().length).toBe(baselineChildren + 1);
+    expect(multisetExcess(activeResources(), before)).toContain("ProcessWrap +1");
+    await toolkit.close();
+    // Checked at once: close() resolves only after the process handle is released.
+    expect(childPids().length).toBe(baselineChildren);
+    expect(multisetExcess(activeResources(), before)).toEqual([]);
+  });
+
+  it("kills a server that ignores stdin closing and SIGTERM, and close() waits until it is gone", async () => {
+    const before = activeResources();
+    const baselineChildren = childPids().length;
+    const toolkit = await McpToolkit.connect({
+      servers: { stubborn: { transport: "stdio", ...stdioFixtureCommand(), env: { FIXTURE_STUBBORN: "1" } } },
+    });
+    expect((await toolkit.getTool("echo")!.invoke({ text: "alive" })) as string).toBe("alive");
     await toolkit.close();
     expect(childPids().length).toBe(baselineChildren);
-    const leftover = process.getActiveResourcesInfo().filter((r) => !before.has(r));
-    expect(leftover).toEqual([]);
-  });
+    expect(multisetExcess(activeResources(), before)).toEqual([]);
+  }, 20_000);
 });
 
 describe("onConnectionError", () => {

@@ -1,7 +1,8 @@
 /**
  * The fixture server over stdio, as a real child process.
  * Env: FIXTURE_LOG, a file that gets one line per tool execution (it survives a crash);
- * FIXTURE_STDERR, a line written to stderr at start. `transfer` and `lookup` exit the process
+ * FIXTURE_STDERR, a line written to stderr at start; FIXTURE_STUBBORN=1 keeps the process alive
+ * after stdin closes and ignores SIGTERM, so only SIGKILL ends it. `transfer` and `lookup` exit the process
  * on their first execution (once per FIXTURE_LOG, so a restarted process answers).
  */
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
@@ -10,6 +11,10 @@ import { buildFixtureServer, newState } from "./fixture.js";
 
 const log = process.env.FIXTURE_LOG;
 if (process.env.FIXTURE_STDERR) process.stderr.write(`${process.env.FIXTURE_STDERR}\n`);
+if (process.env.FIXTURE_STUBBORN === "1") {
+  process.on("SIGTERM", () => process.stderr.write("ignoring SIGTERM\n"));
+  setInterval(() => undefined, 60_000);
+}
 
 const crash = (code: number) => {
   process.stderr.write("fatal: database connection lost\n");
