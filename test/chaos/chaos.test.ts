@@ -55,7 +55,12 @@ describe("a call that times out over streamable HTTP", () => {
     ["a JSON body", true],
   ])("closes the response (%s) the server will never finish, so sockets do not pile up", async (_label, jsonResponse) => {
     const http = await startChaosHttp({ seed: 1, mix: { hang: 1 }, jsonResponse });
-    const toolkit = await McpToolkit.connect({ servers: { web: { transport: "http", url: http.url.href } }, timeoutMs: 300, retry: { retries: 0 }, breaker: { enabled: false } });
+    const toolkit = await McpToolkit.connect({
+      servers: { web: { transport: "http", url: http.url.href } },
+      tools: { write: { timeoutMs: 300 } },
+      retry: { retries: 0 },
+      breaker: { enabled: false },
+    });
     try {
       const replies = await Promise.all(
         Array.from({ length: 5 }, (_, i) => toolkit.getTool("write")!.invoke({ type: "tool_call", id: `t${i}`, name: "write", args: { key: `t${i}` } })),

@@ -13,7 +13,7 @@ describe("circuit breaker", () => {
     const events: McpEvent[] = [];
     const http = await startHttpFixture();
     const toolkit = await McpToolkit.connect({
-      servers: { remote: { transport: "http", url: http.url.href, breaker: { failureThreshold: 3, halfOpenAfterMs: 300 } } },
+      servers: { remote: { transport: "http", url: http.url.href, breaker: { failureThreshold: 3, halfOpenAfterMs: 1_000 } } },
       retry: { retries: 0 },
       onEvent: (e) => events.push(e),
     });

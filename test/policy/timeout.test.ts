@@ -31,17 +31,17 @@ describe("timeouts", () => {
   });
 
   it("keeps a slow call alive while it reports progress when resetTimeoutOnProgress is set", async () => {
-    const { toolkit } = await memoryToolkit({ tools: { slow: { timeoutMs: 300, resetTimeoutOnProgress: true } } });
-    expect(await toolkit.getTool("slow")!.invoke({ ms: 900, progressEveryMs: 50 })).toBe("slept 900");
+    const { toolkit } = await memoryToolkit({ tools: { slow: { timeoutMs: 600, resetTimeoutOnProgress: true } } });
+    expect(await toolkit.getTool("slow")!.invoke({ ms: 1_800, progressEveryMs: 50 })).toBe("slept 1800");
   });
 
   it("enforces maxTotalTimeoutMs despite progress, and cancels the server's work", async () => {
     const { toolkit, state } = await memoryToolkit({
-      tools: { slow: { timeoutMs: 300, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 400, retry: { retries: 0 } } },
+      tools: { slow: { timeoutMs: 600, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 900, retry: { retries: 0 } } },
     });
     const reply = (await toolkit.getTool("slow")!.invoke(call("slow", { ms: 20_000, progressEveryMs: 50 }))) as ToolMessage;
     expect(reply.artifact as McpToolErrorJSON).toMatchObject({ reason: "request_timeout" });
-    expect(reply.content).toContain("maximum total time of 400 ms");
+    expect(reply.content).toContain("maximum total time of 900 ms");
     await vi.waitFor(() => expect(state.aborted).toBe(1));
   });
 });
