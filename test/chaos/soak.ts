@@ -8,7 +8,9 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
 import type { ToolMessage } from "@langchain/core/messages";
 import { McpToolkit, type McpToolErrorJSON, type ServerConfig } from "../../src/index.js";
-import { startChaosHttp, type ChaosHttpServer } from "../servers/chaos/http.js";
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { Ledger } from "../servers/chaos/ledger.js";
 import type { FaultMix } from "../servers/chaos/plan.js";
 import { buildChaosServer, serveChaos } from "../servers/chaos/server.js";
@@ -65,6 +67,30 @@ export const SOAK_MIX: FaultMix = {
 
 const MB = 1024 * 1024;
 
+/** Starts test/servers/chaos/http-entry.ts as a child process and waits for its URL. */
+async function startServerProcess(seed: number, mix: FaultMix): Promise<{ url: string; close: () => Promise<void> }> {
+  const entry = fileURLToPath(new URL("../servers/chaos/http-entry.ts", import.meta.url));
+  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+    env: { ...process.env, CHAOS_SEED: String(seed), CHAOS_MIX: JSON.stringify(mix) },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolve, reject) => {
+    lines.on("line", (line) => line.startsWith("listening ") && resolve(line.slice("listening ".length)));
+    child.once("error", reject);
+    void exited.then(() => reject(new Error(`the chaos HTTP server exited with code ${child.exitCode}`)));
+  });
+  return {
+    url,
+    close: async () => {
+      lines.close();
+      child.stdin!.end();
+      await exited;
+    },
+  };
+}
+
 async function forceGc(): Promise<number> {
   const gc = globalThis.gc;
   if (typeof gc !== "function") throw new Error("run with --expose-gc");
@@ -92,13 +118,14 @@ export async function runSoak(input: SoakOptions = {}): Promise<SoakReport> {
   const baseline = activeResources();
 
   const ledger = new Ledger();
-  let http: ChaosHttpServer | undefined;
   let client: Client | undefined;
   let closeServer = async () => {};
   let server: ServerConfig;
   if (transport === "http") {
-    http = await startChaosHttp({ seed, mix, ledger });
-    server = { transport: "http", url: http.url.href, trustAnnotations: true };
+    // The server runs in its own process: in this one its memory would count as the client's.
+    const child = await startServerProcess(seed, mix);
+    server = { transport: "http", url: child.url, trustAnnotations: true };
+    closeServer = child.close;
   } else {
     const chaos = buildChaosServer({ seed, transport: "memory", ledger, mix });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -157,7 +184,7 @@ export async function runSoak(input: SoakOptions = {}): Promise<SoakReport> {
     done += n;
     const heapMb = await forceGc();
     samples.push({ calls: done, heapMb });
-    log(`soak: ${done}/${calls} calls, heap ${heapMb.toFixed(2)} MB, ${(performance.now() - started) / 1000 | 0} s${http ? `, ${http.openRequests} open HTTP requests on the server` : ""}`);
+    log(`soak: ${done}/${calls} calls, heap ${heapMb.toFixed(2)} MB, ${(performance.now() - started) / 1000 | 0} s`);
   }
   const heapEndMb = samples[samples.length - 1]!.heapMb;
   await idle();
@@ -168,7 +195,6 @@ export async function runSoak(input: SoakOptions = {}): Promise<SoakReport> {
   await toolkit.close();
   await client?.close();
   await closeServer();
-  await http?.close();
   let leftAfterClose = multisetExcess(activeResources(), baseline);
   for (let i = 0; i < 30 && leftAfterClose.length > 0; i++) {
     await sleep(100);
