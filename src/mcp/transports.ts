@@ -82,7 +82,7 @@ export function stdioTransport(config: StdioServerConfig, probe: TransportProbe,
   return transport;
 }
 
-/** @default 2000 */
+/** How long close() waits for a process it SIGKILLed to exit (the kernel may hold one in I/O). */
 const REAP_TIMEOUT_MS = 2000;
 
 /**

@@ -3,14 +3,14 @@
  * (after forced GC) and the active handles measured after a warm-up and at the end.
  * Run with `npm run chaos -- --soak`; not part of the unit tests.
  */
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
 import type { ToolMessage } from "@langchain/core/messages";
 import { McpToolkit, type McpToolErrorJSON, type ServerConfig } from "../../src/index.js";
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { Ledger } from "../servers/chaos/ledger.js";
 import type { FaultMix } from "../servers/chaos/plan.js";
 import { buildChaosServer, serveChaos } from "../servers/chaos/server.js";
