@@ -1,7 +1,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { contentText } from "../mcp/content.js";
+import type { NormalizeContext } from "./classify/context.js";
+import { stripMcpPrefix } from "./classify/util.js";
+import { contentText } from "./contentText.js";
 import { McpToolError } from "./McpToolError.js";
-import { stripMcpPrefix, type NormalizeContext } from "./normalize.js";
 
 const INPUT_VALIDATION = /^Input validation error\b|^Invalid arguments for tool\b/;
 const OUTPUT_VALIDATION = /^Output validation error\b/;

@@ -1,8 +1,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { contentText, describeBlock, type ContentBlock } from "../errors/contentText.js";
 import { McpToolError } from "../errors/McpToolError.js";
 
-/** One content block of a tool result, as the SDK types it. */
-export type ContentBlock = CallToolResult["content"][number];
+export { contentText, describeBlock, type ContentBlock } from "../errors/contentText.js";
 
 /** A LangChain content block for the model: text, or an image the model can see. */
 export type ModelContentBlock =
@@ -23,37 +23,6 @@ export interface ToolArtifact {
   _meta?: Record<string, unknown>;
   /** Set when a fallback answered instead of the tool. */
   fallback?: { from: string; reason: string };
-}
-
-/** A one-line description of a block that is not text, so no block is silently dropped. */
-export function describeBlock(block: ContentBlock): string {
-  switch (block.type) {
-    case "text":
-      return block.text;
-    case "image":
-      return `[image ${block.mimeType}, ${byteSize(block.data)}]`;
-    case "audio":
-      return `[audio ${block.mimeType}, ${byteSize(block.data)}]`;
-    case "resource": {
-      const r = block.resource;
-      if ("text" in r && typeof r.text === "string") return `[resource ${r.uri}]\n${r.text}`;
-      return `[resource ${r.uri}${r.mimeType ? ` ${r.mimeType}` : ""}, binary]`;
-    }
-    case "resource_link":
-      return `[resource link ${block.uri}${block.name ? ` (${block.name})` : ""}]`;
-    default:
-      return `[${(block as { type: string }).type} block]`;
-  }
-}
-
-/** All blocks as text, non-text ones summarised. */
-export function contentText(content: readonly ContentBlock[] | undefined): string {
-  return (Array.isArray(content) ? content : []).map(describeBlock).join("\n");
-}
-
-function byteSize(base64: string): string {
-  const bytes = Math.floor((base64.length * 3) / 4);
-  return bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} bytes`;
 }
 
 /**

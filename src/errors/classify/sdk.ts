@@ -1,0 +1,77 @@
+import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { Classification, NormalizeContext } from "./context.js";
+import { fromSystemError } from "./system.js";
+import { isRecord, messageOf } from "./util.js";
+
+// Shapes of the SDK's and other libraries' errors that carry neither a JSON-RPC code nor an HTTP
+// status: recognised by class, by name or, as a last resort, by a message each test pins.
+
+/** An SSE transport failure without an HTTP status (one with a status is an HTTP error). */
+export function isSseError(error: unknown): boolean {
+  return error instanceof SseError || /^SSE error: /.test(messageOf(error));
+}
+
+const SYSTEM_CODE_IN_TEXT = /\b(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|UND_ERR_[A-Z_]+)\b/;
+
+/**
+ * An SseError without an HTTP status: the `eventsource` package flattens the fetch failure into
+ * its message ("SSE error: TypeError: fetch failed: connect ECONNREFUSED …") and keeps no cause,
+ * and reports a dropped stream it is about to reconnect as "SSE error: undefined".
+ */
+export function fromSseFailure(message: string, ctx: NormalizeContext): Classification {
+  const code = SYSTEM_CODE_IN_TEXT.exec(message)?.[1];
+  const fromSys = code ? fromSystemError({ code }, message, ctx) : undefined;
+  return fromSys ?? { reason: "stream_error", message };
+}
+
+/** The SDK's UnauthorizedError, and OAuth errors by their `errorCode`; `undefined` for anything else. */
+export function fromOAuth(error: unknown, message: string): Classification | undefined {
+  if (error instanceof UnauthorizedError) return { reason: "unauthorized", message };
+  const oauth = oauthErrorCode(error);
+  if (oauth === "invalid_token") return { reason: "unauthorized", message };
+  if (oauth === "insufficient_scope") return { reason: "forbidden", message };
+  return undefined;
+}
+
+function oauthErrorCode(error: unknown): string | undefined {
+  if (!isRecord(error)) return undefined;
+  const ctor = (error as { constructor?: { errorCode?: unknown } }).constructor;
+  const code = (error as { errorCode?: unknown }).errorCode ?? ctor?.errorCode;
+  return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * The rest the SDK and its peers throw: named AbortError and TimeoutError, "Not connected",
+ * "Server does not support …", a ZodError from result validation and the streamable HTTP
+ * transport's given-up reconnects. `undefined` when none of them fits.
+ */
+export function fromSdkShape(error: unknown, message: string): Classification | undefined {
+  if (isNamed(error, "AbortError")) return { reason: "cancelled", message: "The call was cancelled." };
+  if (isNamed(error, "TimeoutError")) return { reason: "request_timeout", message };
+  if (message === "Not connected") return { reason: "not_connected", message: "Not connected to the server." };
+  if (/^Server does not support /.test(message)) return { reason: "capability_missing", message };
+  if (isZodError(error)) return { reason: "invalid_result", message: zodMessage(error) };
+  if (/Maximum reconnection attempts|SSE stream disconnected|Failed to reconnect SSE stream/.test(message)) {
+    return { reason: "stream_error", message };
+  }
+  return undefined;
+}
+
+function isNamed(error: unknown, name: string): boolean {
+  return isRecord(error) && error.name === name;
+}
+
+type ZodLikeError = { issues: Array<{ path?: unknown[]; message?: string }> };
+
+function isZodError(error: unknown): error is ZodLikeError {
+  return isRecord(error) && Array.isArray(error.issues) && (error.name === "ZodError" || error.name === "$ZodError");
+}
+
+function zodMessage(error: ZodLikeError): string {
+  const issues = error.issues
+    .slice(0, 5)
+    .map((i) => `${(i.path ?? []).join(".") || "(root)"}: ${i.message ?? "invalid"}`)
+    .join("; ");
+  return `The server's result does not match the MCP result schema: ${issues}`;
+}

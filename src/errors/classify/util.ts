@@ -1,0 +1,29 @@
+const MCP_PREFIX = /^(?:MCP error -?\d+:\s*)+/;
+
+/** Removes the SDK's "MCP error -32602:" prefixes, which servers built on the SDK repeat. */
+export function stripMcpPrefix(message: string): string {
+  return message.replace(MCP_PREFIX, "");
+}
+
+/** The message of anything thrown: an Error's, a string itself, or a record's `message`; else its JSON. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "string") return error;
+  if (isRecord(error) && typeof error.message === "string") return error.message;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
+
+/** Any non-null object, so its fields can be read without trusting its type. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+/** Deletes the keys whose value is `undefined`, in place, so they do not override a reason's defaults. */
+export function dropUndefined<T extends object>(o: T): T {
+  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
+  return o;
+}
