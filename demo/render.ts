@@ -16,16 +16,19 @@ export function header(step: number, toolName: string, args: unknown): string {
 
 /** One line per event, in the words a developer would use. */
 export function describeEvent(e: McpEvent): string | undefined {
-  const why = e.error ? `${e.error.reason}${e.error.status ? ` (HTTP ${e.error.status})` : ""}` : "";
+  const error = "error" in e ? e.error : undefined;
+  const why = error ? `${error.reason}${error.status ? ` (HTTP ${error.status})` : ""}` : "";
   switch (e.type) {
     case "retry":
       return yellow(`    attempt ${e.attempt} failed: ${why}; retrying in ${e.delayMs} ms`);
     case "error":
-      return red(`    gave up after ${e.attempt ?? 1} attempt${(e.attempt ?? 1) > 1 ? "s" : ""}: ${why}, outcome ${e.error?.outcome}`);
+      return red(`    gave up after ${e.attempt ?? 1} attempt${(e.attempt ?? 1) > 1 ? "s" : ""}: ${why}, outcome ${e.error.outcome}`);
     case "fallback":
       return green(`    fallback: '${e.fallback}' answered for '${e.serverName}' (${why})`);
     case "circuit_open":
       return red(`    circuit OPEN for server '${e.serverName}': calls now fail fast (${why})`);
+    case "half_open":
+      return yellow(`    circuit half-open for server '${e.serverName}': one call tests it`);
     case "circuit_close":
       return green(`    circuit closed for server '${e.serverName}'`);
     case "reconnect":

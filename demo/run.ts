@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     tools: { slow_report: { timeoutMs: 400 } },
     onEvent: (e) => {
       pending.push(e);
-      if (json) console.log(JSON.stringify({ ...e, error: e.error ? toSafeJSON(e.error) : undefined }));
+      if (json) console.log(JSON.stringify("error" in e && e.error ? { ...e, error: toSafeJSON(e.error) } : e));
     },
   });
 

@@ -29,8 +29,8 @@ const config: McpToolkitConfig = {
   },
   // Events show each decision as it happens: feed them to your logs or metrics.
   onEvent: (e) => {
-    if (e.type === "retry") console.log(`  ↻ ${e.toolName}: attempt ${e.attempt} failed (${e.error?.reason}); retrying in ${e.delayMs} ms`);
-    if (e.type === "fallback") console.log(`  ⤷ ${e.toolName}: ${e.error?.reason}; the ${e.fallback} fallback answered`);
+    if (e.type === "retry") console.log(`  ↻ ${e.toolName}: attempt ${e.attempt} failed (${e.error.reason}); retrying in ${e.delayMs} ms`);
+    if (e.type === "fallback") console.log(`  ⤷ ${e.toolName}: ${e.error.reason}; the ${e.fallback} fallback answered`);
   },
 };
 const toolkit = await McpToolkit.connect(config);

@@ -22,7 +22,7 @@ const toolkit = await McpToolkit.connect({
   // Let the middleware decide: our tools throw their McpToolError and never retry on their own.
   errors: { mode: "throw" },
   retry: { retries: 0 },
-  onEvent: (e) => e.type === "error" && console.log(`  ${e.toolName} threw ${e.error?.reason} (outcome ${e.error?.outcome})`),
+  onEvent: (e) => e.type === "error" && console.log(`  ${e.toolName} threw ${e.error.reason} (outcome ${e.error.outcome})`),
 });
 
 // A hand-written tool that is not MCP at all, whose cache is down: the same middleware pair

@@ -45,7 +45,7 @@ console.log(`adapter tool:    threw ${(thrown as Error).name}: ${(thrown as Erro
 
 // Reading an invoice is harmless to repeat, so an internal_error (outcome unknown) may be retried.
 const onEvent = (e: McpEvent) => {
-  if (e.type === "retry") console.log(`  ↻ ${e.toolName} retried after ${e.error?.reason}`);
+  if (e.type === "retry") console.log(`  ↻ ${e.toolName} retried after ${e.error.reason}`);
 };
 const safeGet = wrapTool(getInvoice, { serverName: "billing", idempotent: true, retry: { retries: 2, minTimeout: 50 }, onEvent });
 // Emailing twice is not harmless: idempotent false (the default) never repeats an unknown outcome.

@@ -1,6 +1,6 @@
 import { fromResult } from "./errors/fromResult.js";
-import type { McpToolError } from "./errors/McpToolError.js";
 import { normalize, type NormalizeContext } from "./errors/normalize.js";
+import { isSafeToRetry } from "./errors/safeRepeat.js";
 import { handleError, handleResponseError, toModelText, wrapToolError } from "./errors/text.js";
 
 /**
@@ -12,14 +12,6 @@ export function shouldRetry(error: unknown, context?: NormalizeContext): boolean
   return normalize(error, context).transient;
 }
 
-/**
- * The safe-repeat rule: transient, and either the server certainly did not run the tool,
- * or repeating it is harmless (idempotent or read-only).
- */
-export function isSafeToRetry(error: McpToolError, idempotent: boolean): boolean {
-  return error.transient && (error.outcome === "not_sent" || idempotent);
-}
-
 /** The facade over the error model; each member is also exported by name. */
 export const ErrorHandler = {
   normalize,
@@ -27,8 +19,9 @@ export const ErrorHandler = {
   handleError,
   handleResponseError,
   shouldRetry,
+  isSafeToRetry,
   wrapToolError,
   toModelText,
 } as const;
 
-export { fromResult, handleError, handleResponseError, normalize, toModelText, wrapToolError };
+export { fromResult, handleError, handleResponseError, isSafeToRetry, normalize, toModelText, wrapToolError };

@@ -1,29 +1,154 @@
 import type { McpToolError } from "./errors/McpToolError.js";
 
-/** What happened; see {@link McpEvent}. */
-export type McpEventType = "call" | "retry" | "fallback" | "reconnect" | "circuit_open" | "circuit_close" | "error";
-
-/** One observable step of a tool call or of a server connection. */
-export interface McpEvent {
-  type: McpEventType;
+/** What every event of a tool call carries. */
+interface CallFields {
   /** The name the model called. */
+  toolName: string;
+  serverName?: string;
+}
+
+/** A tool call started. */
+export interface CallEvent extends CallFields {
+  type: "call";
+}
+
+/** An attempt failed and the call will try again after `delayMs`. */
+export interface RetryEvent extends CallFields {
+  type: "retry";
+  /** The attempt that failed, counting from 1. */
+  attempt: number;
+  /** The wait before the next attempt, in milliseconds (a server's Retry-After included). */
+  delayMs: number;
+  error: McpToolError;
+}
+
+/** A tool call succeeded (possibly through a fallback). */
+export interface SuccessEvent extends CallFields {
+  type: "success";
+  /** Attempts made on the primary server. */
+  attempts: number;
+  /** From the call's start to its result, in milliseconds. */
+  durationMs: number;
+}
+
+/** A fallback answered instead of the failed tool. */
+export interface FallbackEvent extends CallFields {
+  type: "fallback";
+  /** The primary's failure. */
+  error: McpToolError;
+  /** The server that answered, or `"function"`. */
+  fallback: string;
+}
+
+/**
+ * A call failed for good (`toolName` set), or a server failed to connect (`toolName` absent).
+ * This is the error the caller receives.
+ */
+export interface ErrorEvent {
+  type: "error";
   toolName?: string;
   serverName?: string;
-  /** The attempt this event belongs to, counting from 1. */
+  /** How many attempts were made. */
   attempt?: number;
-  /** For `retry`: the wait before the next attempt, in milliseconds. */
-  delayMs?: number;
-  /** For `retry`, `fallback`, `circuit_open` and `error`: the failure. */
-  error?: McpToolError;
-  /** For `fallback`: the server or `"function"` that answered instead. */
-  fallback?: string;
+  error: McpToolError;
 }
+
+/** A server's connection was established again after it closed. */
+export interface ReconnectEvent {
+  type: "reconnect";
+  serverName: string;
+  /** How many times this connection has been re-established. */
+  attempt: number;
+}
+
+/** A server's circuit opened: calls fail at once with `circuit_open`. */
+export interface CircuitOpenEvent {
+  type: "circuit_open";
+  serverName: string;
+  /** The failure that opened it. */
+  error?: McpToolError;
+}
+
+/** A server's circuit lets one test call through. */
+export interface HalfOpenEvent {
+  type: "half_open";
+  serverName: string;
+}
+
+/** A server's circuit closed after a successful test call. */
+export interface CircuitCloseEvent {
+  type: "circuit_close";
+  serverName: string;
+}
+
+/** One observable step of a tool call or of a server connection; `switch (event.type)` narrows it. */
+export type McpEvent =
+  | CallEvent
+  | RetryEvent
+  | SuccessEvent
+  | FallbackEvent
+  | ErrorEvent
+  | ReconnectEvent
+  | CircuitOpenEvent
+  | HalfOpenEvent
+  | CircuitCloseEvent;
+
+/** What happened; see {@link McpEvent}. */
+export type McpEventType = McpEvent["type"];
+
+/** The event of one type. */
+export type McpEventOf<T extends McpEventType> = Extract<McpEvent, { type: T }>;
 
 /** Receives every {@link McpEvent}. A listener that throws is ignored, never breaking a call. */
 export type McpEventListener = (event: McpEvent) => void;
 
-export function safeEmit(listener: McpEventListener | undefined, event: McpEvent): void {
-  if (!listener) return;
+/**
+ * Delivers events to listeners, each of which may subscribe to one type or to all.
+ * A throwing listener never turns a tool call into a crash.
+ */
+export class EventHub {
+  private readonly all = new Set<McpEventListener>();
+  private readonly byType = new Map<McpEventType, Set<McpEventListener>>();
+
+  constructor(listener?: McpEventListener) {
+    if (listener) this.all.add(listener);
+  }
+
+  /** Subscribes to one type of event; returns the function that unsubscribes. */
+  on<T extends McpEventType>(type: T, listener: (event: McpEventOf<T>) => void): () => void;
+  /** Subscribes to every event; returns the function that unsubscribes. */
+  on(type: "*", listener: McpEventListener): () => void;
+  on(type: McpEventType | "*", listener: (event: never) => void): () => void {
+    const fn = listener as McpEventListener;
+    const set = type === "*" ? this.all : this.typeSet(type);
+    set.add(fn);
+    return () => {
+      set.delete(fn);
+    };
+  }
+
+  /** Is anyone listening? Lets a caller skip building an event nobody reads. */
+  get active(): boolean {
+    return this.all.size > 0 || this.byType.size > 0;
+  }
+
+  emit(event: McpEvent): void {
+    for (const listener of this.all) call(listener, event);
+    const typed = this.byType.get(event.type);
+    if (typed) for (const listener of typed) call(listener, event);
+  }
+
+  private typeSet(type: McpEventType): Set<McpEventListener> {
+    let set = this.byType.get(type);
+    if (!set) {
+      set = new Set();
+      this.byType.set(type, set);
+    }
+    return set;
+  }
+}
+
+function call(listener: McpEventListener, event: McpEvent): void {
   try {
     listener(event);
   } catch {

@@ -2,7 +2,7 @@ export { ErrorHandler, fromResult, handleError, handleResponseError, isSafeToRet
 export { McpToolError, isMcpToolError, isServerFailure } from "./errors/McpToolError.js";
 export type { McpToolErrorFields, McpToolErrorJSON, McpToolErrorOptions } from "./errors/McpToolError.js";
 export { REASONS, REASON_NAMES, HINTS } from "./errors/reasons.js";
-export type { ErrorKind, Outcome, Reason, ReasonInfo } from "./errors/reasons.js";
+export type { ConnectionEffect, ErrorKind, Outcome, Reason, ReasonInfo } from "./errors/reasons.js";
 export type { CustomCodeRule, CustomCodeTable, ExitInfo, NormalizeContext } from "./errors/normalize.js";
 export { parseRetryAfter } from "./errors/normalize.js";
 export { cleanMessage, hintFor, safeMessage, toModelReply, toSafeJSON, truncate, DEFAULT_MAX_LENGTH } from "./errors/text.js";
@@ -27,11 +27,26 @@ export type {
   StdioServerConfig,
   ToolPolicy,
 } from "./config.js";
-export type { McpEvent, McpEventListener, McpEventType } from "./events.js";
+export { EventHub } from "./events.js";
+export type {
+  McpEvent,
+  McpEventListener,
+  McpEventOf,
+  McpEventType,
+  CallEvent,
+  RetryEvent,
+  SuccessEvent,
+  FallbackEvent,
+  ErrorEvent,
+  ReconnectEvent,
+  CircuitOpenEvent,
+  HalfOpenEvent,
+  CircuitCloseEvent,
+} from "./events.js";
 export { DEFAULT_RETRY, backoffDelay, retryVerdict } from "./policy/RetryPolicy.js";
 export type { RetryOptions, RetryUnknownOutcome } from "./policy/RetryPolicy.js";
-export { DEFAULT_BREAKER } from "./policy/CircuitBreaker.js";
-export type { BreakerOptions } from "./policy/CircuitBreaker.js";
+export { CircuitBreaker, DEFAULT_BREAKER } from "./policy/CircuitBreaker.js";
+export type { BreakerOptions, BreakerState } from "./policy/CircuitBreaker.js";
 export { DEFAULT_RECONNECT } from "./mcp/Connection.js";
 export { resolvePolicy } from "./policy/resolve.js";
 export type { ResolvedPolicy } from "./policy/resolve.js";

@@ -1,4 +1,4 @@
-import { type ErrorKind, type Outcome, type Reason, REASONS } from "./reasons.js";
+import { decidedByCaller, type ErrorKind, type Outcome, type Reason, REASONS } from "./reasons.js";
 
 /** The fields of an {@link McpToolError}, as constructed and as serialized by `toJSON()`. */
 export interface McpToolErrorFields {
@@ -41,6 +41,9 @@ export interface McpToolErrorJSON extends McpToolErrorFields {
  *
  * Branch on `reason`, `kind`, `transient` and `outcome`, never on the message text.
  * The original error is kept untouched in `cause`.
+ *
+ * A value: once made it never changes. Context added later (the tool's name, the attempt
+ * count) makes a new error with {@link McpToolError.with}, so two calls never share one.
  */
 export class McpToolError extends Error {
   override readonly name = "McpToolError";
@@ -51,9 +54,9 @@ export class McpToolError extends Error {
   readonly code?: number;
   readonly status?: number;
   readonly retryAfterMs?: number;
-  toolName?: string;
-  serverName?: string;
-  attempts: number;
+  readonly toolName?: string;
+  readonly serverName?: string;
+  readonly attempts: number;
   readonly data?: unknown;
 
   constructor(options: McpToolErrorOptions) {
@@ -129,5 +132,5 @@ export function isMcpToolError(error: unknown): error is McpToolError {
  * what a fallback may answer.
  */
 export function isServerFailure(error: unknown): error is McpToolError {
-  return error instanceof McpToolError && error.transient && error.kind !== "domain" && error.reason !== "cancelled";
+  return error instanceof McpToolError && error.transient && error.kind !== "domain" && !decidedByCaller(error.reason);
 }

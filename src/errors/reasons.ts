@@ -26,6 +26,15 @@ export type HintKey =
   | "cancelled"
   | "reconnect";
 
+/**
+ * What a failure says about the connection it happened on.
+ * - `kept`: nothing; the connection stays in use.
+ * - `request`: over HTTP only this request was lost (the session lives on); over stdio the
+ *   pipe is the connection, so it is lost too.
+ * - `lost`: the connection is gone; the next attempt reconnects first.
+ */
+export type ConnectionEffect = "kept" | "request" | "lost";
+
 export interface ReasonInfo {
   /** The kind this reason has unless the failure says otherwise. */
   readonly kind: ErrorKind;
@@ -37,6 +46,13 @@ export interface ReasonInfo {
   readonly label: string;
   /** What the model is told to do. */
   readonly hint: HintKey;
+  /** What the failure says about the connection; see {@link ConnectionEffect}. */
+  readonly connection: ConnectionEffect;
+  /**
+   * Decided by the caller, not by the server's health: never retried (whatever a custom
+   * `shouldRetry` says), never answered by a fallback, never counted by the breaker.
+   */
+  readonly byCaller: boolean;
 }
 
 const reason = (
@@ -45,7 +61,8 @@ const reason = (
   outcome: Outcome,
   label: string,
   hint: HintKey,
-): ReasonInfo => ({ kind, transient, outcome, label, hint });
+  facts: { connection?: ConnectionEffect; byCaller?: boolean } = {},
+): ReasonInfo => ({ kind, transient, outcome, label, hint, connection: facts.connection ?? "kept", byCaller: facts.byCaller ?? false });
 
 /** Every reason this library produces, with its default verdict. */
 export const REASONS = {
@@ -60,10 +77,10 @@ export const REASONS = {
   elicitation_required: reason("protocol", false, "not_sent", "user action required", "person_must_act"),
 
   // Transport: the pipe or the HTTP layer failed.
-  connection_closed: reason("transport", true, "unknown", "connection closed", "reconnect"),
-  not_connected: reason("transport", true, "not_sent", "not connected", "reconnect"),
+  connection_closed: reason("transport", true, "unknown", "connection closed", "reconnect", { connection: "lost" }),
+  not_connected: reason("transport", true, "not_sent", "not connected", "reconnect", { connection: "lost" }),
   connection_refused: reason("transport", true, "not_sent", "connection refused", "try_later"),
-  connection_reset: reason("transport", true, "unknown", "connection reset", "try_later"),
+  connection_reset: reason("transport", true, "unknown", "connection reset", "try_later", { connection: "request" }),
   network_timeout: reason("transport", true, "not_sent", "network timeout", "try_later"),
   dns_failure: reason("transport", true, "not_sent", "DNS lookup failed", "try_later"),
   spawn_failed: reason("transport", false, "not_sent", "the server process could not be started", "person_must_act"),
@@ -71,12 +88,12 @@ export const REASONS = {
   service_unavailable: reason("transport", true, "not_sent", "service unavailable", "try_later"),
   unauthorized: reason("transport", false, "not_sent", "unauthorized", "person_must_act"),
   forbidden: reason("transport", false, "not_sent", "forbidden", "person_must_act"),
-  session_expired: reason("transport", true, "not_sent", "session expired", "reconnect"),
-  stream_error: reason("transport", true, "unknown", "stream error", "try_later"),
+  session_expired: reason("transport", true, "not_sent", "session expired", "reconnect", { connection: "lost" }),
+  stream_error: reason("transport", true, "unknown", "stream error", "try_later", { connection: "request" }),
 
   // Client side: decided by us.
   request_timeout: reason("client", true, "unknown", "timed out", "try_later"),
-  cancelled: reason("client", false, "unknown", "cancelled", "cancelled"),
+  cancelled: reason("client", false, "unknown", "cancelled", "cancelled", { byCaller: true }),
   invalid_arguments: reason("client", false, "not_sent", "invalid arguments", "fix_arguments"),
   invalid_result: reason("client", false, "executed", "invalid result from the server", "bad_result"),
   output_schema_mismatch: reason("client", false, "executed", "result does not match the output schema", "bad_result"),
@@ -114,4 +131,14 @@ export const HINTS: Record<HintKey | "unknown_outcome" | "retries_exhausted", st
 
 export function isReason(name: unknown): name is Reason {
   return typeof name === "string" && Object.hasOwn(REASONS, name);
+}
+
+/** The table's facts for a reason; one from outside the table (a cast, a deserialized error) reads as `unknown`. */
+export function reasonInfo(name: string): ReasonInfo {
+  return isReason(name) ? REASONS[name] : REASONS.unknown;
+}
+
+/** Was this failure the caller's decision (a cancel) rather than news about the server? */
+export function decidedByCaller(name: string): boolean {
+  return reasonInfo(name).byCaller;
 }

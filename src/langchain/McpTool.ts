@@ -89,7 +89,7 @@ export class McpTool extends StructuredTool {
   }
 
   private classify(thrown: unknown, arg: unknown): McpToolError {
-    if (thrown instanceof McpToolError) return thrown;
+    if (thrown instanceof McpToolError) return thrown.toolName === undefined ? thrown.with({ toolName: this.name }) : thrown;
     if (thrown instanceof ToolInputParsingException) {
       const details = thrown.message.replace(/^Received tool input did not match expected schema\s*/, "").replace(/^Details:\s*/, "");
       return McpToolError.of("invalid_arguments", `The arguments do not match the tool's input schema. ${details}`.trim(), {
@@ -110,10 +110,8 @@ export class McpTool extends StructuredTool {
     try {
       return await this.execute(args, config);
     } catch (error) {
-      // Thrown as is: LangChain's callbacks see the classified error, and call() returns it.
-      const e = this.toError(error);
-      e.toolName ??= this.name;
-      throw e;
+      // Thrown classified: LangChain's callbacks see the McpToolError, and call() returns it.
+      throw error instanceof McpToolError ? error : this.toError(error);
     }
   }
 }

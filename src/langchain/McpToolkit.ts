@@ -3,16 +3,25 @@ import type { JSONSchema } from "@langchain/core/utils/json_schema";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { validateConfig, type McpToolkitConfig, type ServerConfig } from "../config.js";
-import { isServerFailure, McpToolError } from "../errors/McpToolError.js";
+import { McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import type { ModelTextOptions } from "../errors/text.js";
-import { safeEmit } from "../events.js";
+import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType } from "../events.js";
+import { callToolOnce, type ToolTarget } from "../mcp/callTool.js";
 import { Connection } from "../mcp/Connection.js";
 import { convertResult, type ConvertedResult } from "../mcp/content.js";
-import { CircuitBreaker } from "../policy/CircuitBreaker.js";
-import { runTool, type ToolRuntime } from "../policy/pipeline.js";
+import { breakerEvents, CircuitBreaker, type BreakerState } from "../policy/CircuitBreaker.js";
+import { fallbackNote, type Fallback, type FallbackNote, type WithFallback } from "../policy/FallbackPolicy.js";
+import { runPipeline } from "../policy/pipeline.js";
 import { resolvePolicy, type ResolvedPolicy, type ToolIdentity } from "../policy/resolve.js";
 import { McpTool } from "./McpTool.js";
+
+/** What the toolkit keeps per tool, resolved once when the tool is built. */
+interface ToolRuntime {
+  identity: ToolIdentity;
+  policy: ResolvedPolicy;
+  target: ToolTarget;
+}
 
 /** @default { name: "langchain-mcp-errors", version: "0.1.0" } */
 export const DEFAULT_CLIENT_INFO = Object.freeze({ name: "langchain-mcp-errors", version: "0.1.0" });
@@ -34,22 +43,29 @@ export class McpToolkit extends BaseToolkit {
   private readonly pending = new Set<string>();
   private retrying: Promise<void> | undefined;
   private readonly secrets: string[];
+  private readonly events: EventHub;
   private closed = false;
 
   private constructor(private readonly config: McpToolkitConfig) {
     super();
     this.secrets = collectSecrets(config);
+    this.events = new EventHub(config.onEvent);
+    const emit = (event: McpEvent) => this.events.emit(event);
     const clientInfo = config.clientInfo ?? DEFAULT_CLIENT_INFO;
     for (const [name, server] of Object.entries(config.servers)) {
-      this.connections.set(name, new Connection(name, server, clientInfo, config.onEvent));
-      this.breakers.set(
-        name,
-        new CircuitBreaker(name, { ...config.breaker, ...server.breaker }, {
-          onOpen: (error) => safeEmit(config.onEvent, { type: "circuit_open", serverName: name, ...(error ? { error } : {}) }),
-          onClose: () => safeEmit(config.onEvent, { type: "circuit_close", serverName: name }),
-        }),
-      );
+      this.connections.set(name, new Connection(name, server, clientInfo, emit));
+      this.breakers.set(name, new CircuitBreaker(name, { ...config.breaker, ...server.breaker }, breakerEvents(name, emit)));
     }
+  }
+
+  /**
+   * Subscribes to one type of event (or `"*"` for all); returns the function that
+   * unsubscribes. `config.onEvent` receives every event too.
+   */
+  on<T extends McpEventType>(type: T, listener: (event: McpEventOf<T>) => void): () => void;
+  on(type: "*", listener: McpEventListener): () => void;
+  on(type: McpEventType | "*", listener: (event: never) => void): () => void {
+    return this.events.on(type as "*", listener as McpEventListener);
   }
 
   /**
@@ -84,6 +100,11 @@ export class McpToolkit extends BaseToolkit {
   /** The resolved policy of a tool (retry, timeouts, fallback, idempotent), by its exposed name. */
   policyOf(name: string): ResolvedPolicy | undefined {
     return this.byName.get(name)?.policy;
+  }
+
+  /** A server's circuit: `"closed"` (calls flow), `"open"` (calls fail fast) or `"half-open"` (one call tests it). */
+  circuitState(serverName: string): BreakerState | undefined {
+    return this.breakers.get(serverName)?.state;
   }
 
   /** Servers that failed to connect and are waiting to be tried again. */
@@ -121,7 +142,7 @@ export class McpToolkit extends BaseToolkit {
       const error = normalize(r.reason, { serverName: name });
       failures.push(error);
       this.pending.add(name);
-      safeEmit(this.config.onEvent, { type: "error", serverName: name, error });
+      this.events.emit({ type: "error", serverName: name, error });
     });
     if (onError === "throw" && failures.length > 0) throw failures[0];
     this.buildTools(names.filter((n) => !this.pending.has(n)));
@@ -154,13 +175,19 @@ export class McpToolkit extends BaseToolkit {
     if (existing) return existing;
     const identity: ToolIdentity = { exposedName, serverName: server, mcpName: tool.name, ...(tool.annotations ? { annotations: tool.annotations } : {}) };
     const serverConfig = this.config.servers[server] as ServerConfig;
+    const policy = resolvePolicy(identity, this.config);
     const runtime: ToolRuntime = {
       identity,
-      policy: resolvePolicy(identity, this.config),
-      connection: () => this.connections.get(server)!,
-      breaker: () => this.breakers.get(server)!,
-      ...(serverConfig.errorCodes ? { customCodes: serverConfig.errorCodes } : {}),
-      ...(this.config.onEvent ? { onEvent: this.config.onEvent } : {}),
+      policy,
+      // The connection object lives as long as the toolkit; it resolves the live client per call.
+      target: {
+        connection: this.connections.get(server)!,
+        mcpName: tool.name,
+        ...(serverConfig.errorCodes ? { customCodes: serverConfig.errorCodes } : {}),
+        // Our timers govern; the SDK's is a backstop far behind them.
+        sdkTimeoutMs: Math.max(policy.timeoutMs, policy.maxTotalTimeoutMs ?? 0) + 60_000,
+        resetTimeoutOnProgress: policy.resetTimeoutOnProgress,
+      },
     };
     this.runtimes.set(key, runtime);
     return runtime;
@@ -180,8 +207,8 @@ export class McpToolkit extends BaseToolkit {
         ...(tool.annotations ? { annotations: tool.annotations } : {}),
       },
       execute: async (args, config) => {
-        const { result, fallback } = await this.execute(runtime, args, config?.signal);
-        return withFallbackNote(convertResult(result), fallback);
+        const { value, fallback } = await this.call(runtime, args, config?.signal);
+        return withFallbackNote(convertResult(value), fallback);
       },
       errorMode: this.config.errors?.mode ?? "return",
       text: () => this.textOptions(),
@@ -197,67 +224,66 @@ export class McpToolkit extends BaseToolkit {
     };
   }
 
-  private async execute(
-    runtime: ToolRuntime,
-    args: Record<string, unknown>,
-    signal: AbortSignal | undefined,
-  ): Promise<{ result: CallToolResult; fallback?: { from: string; reason: string } }> {
-    const { identity, policy } = runtime;
-    const emit = this.config.onEvent;
-    try {
-      return { result: await runTool(runtime, args, signal) };
-    } catch (thrown) {
-      const error = normalize(thrown, { toolName: identity.exposedName, serverName: identity.serverName });
-      const fallback = policy.fallback;
-      if (fallback === undefined || !isServerFailure(error) || signal?.aborted) {
-        safeEmit(emit, { type: "error", toolName: identity.exposedName, serverName: identity.serverName, attempt: error.attempts, error });
-        throw error;
-      }
-      if ((await this.config.beforeFallback?.(identity.exposedName, args, error)) === "skip") {
-        safeEmit(emit, { type: "error", toolName: identity.exposedName, serverName: identity.serverName, attempt: error.attempts, error });
-        throw error;
-      }
-      const from = typeof fallback === "function" ? "function" : `server '${fallback}'`;
-      try {
-        const result = await this.runFallback(fallback, runtime, args, error, signal);
-        safeEmit(emit, { type: "fallback", toolName: identity.exposedName, serverName: identity.serverName, error, fallback: typeof fallback === "function" ? "function" : fallback });
-        return { result, fallback: { from, reason: error.reason } };
-      } catch (fallbackError) {
-        const f = normalize(fallbackError);
-        const combined = error.with({ message: `${error.message} The fallback ${from} also failed (${f.reason}): ${f.message}` });
-        safeEmit(emit, { type: "error", toolName: identity.exposedName, serverName: identity.serverName, attempt: combined.attempts, error: combined });
-        throw combined;
-      }
-    }
+  /** One call of a tool: the pipeline, with this toolkit's breaker, fallback and events. */
+  private call(runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, nested = false): Promise<WithFallback<CallToolResult>> {
+    const { identity, policy, target } = runtime;
+    const context = { toolName: identity.exposedName, serverName: identity.serverName };
+    return runPipeline<CallToolResult>(
+      {
+        context,
+        policy,
+        attempt: (scope, n) => callToolOnce(target, args, scope, n, context, signal),
+        breaker: this.breakers.get(identity.serverName)!,
+        // A fallback's own call runs under its server's policy and breaker, and never falls back again.
+        ...(nested ? { report: false } : { fallback: this.fallbackFor(runtime, args) }),
+        events: this.events,
+      },
+      signal,
+    );
   }
 
-  private async runFallback(
-    fallback: NonNullable<ToolRuntime["policy"]["fallback"]>,
-    runtime: ToolRuntime,
-    args: Record<string, unknown>,
-    error: McpToolError,
-    signal: AbortSignal | undefined,
-  ): Promise<CallToolResult> {
+  private fallbackFor(runtime: ToolRuntime, args: Record<string, unknown>): Fallback<CallToolResult> | undefined {
+    const fallback = runtime.policy.fallback;
+    if (fallback === undefined) return undefined;
+    const hook = this.config.beforeFallback;
+    const before = hook ? (error: McpToolError) => hook(runtime.identity.exposedName, args, error) : undefined;
     if (typeof fallback === "function") {
-      const out = await fallback(args, error);
-      return typeof out === "string" ? { content: [{ type: "text", text: out }] } : out;
+      return {
+        name: "function",
+        from: "function",
+        run: async (error) => {
+          const out = await fallback(args, error);
+          return typeof out === "string" ? { content: [{ type: "text", text: out }] } : out;
+        },
+        ...(before ? { before } : {}),
+      };
     }
-    const connection = this.connections.get(fallback)!;
+    return {
+      name: fallback,
+      from: `server '${fallback}'`,
+      run: (_error, signal) => this.callFallbackServer(fallback, runtime, args, signal),
+      ...(before ? { before } : {}),
+    };
+  }
+
+  private async callFallbackServer(server: string, runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined): Promise<CallToolResult> {
+    const connection = this.connections.get(server)!;
     // A fallback server skipped at connect is tried now; if it is down, that is the error to report.
     if (connection.tools.length === 0) await connection.lease(signal);
     const tool = connection.tools.find((t) => t.name === runtime.identity.mcpName);
-    if (!tool) throw McpToolError.of("tool_not_found", `Server '${fallback}' has no tool '${runtime.identity.mcpName}'.`, { serverName: fallback });
-    // The fallback runs under its own server's policy and breaker, and never falls back again.
-    return runTool(this.runtimeFor(fallback, tool, runtime.identity.exposedName), args, signal);
+    if (!tool) throw McpToolError.of("tool_not_found", `Server '${server}' has no tool '${runtime.identity.mcpName}'.`, { serverName: server });
+    const { value } = await this.call(this.runtimeFor(server, tool, runtime.identity.exposedName), args, signal, true);
+    return value;
   }
 }
 
 /** Tells the model, first thing, that a fallback answered and why. */
-function withFallbackNote(converted: ConvertedResult, fallback: { from: string; reason: string } | undefined): [ConvertedResult["content"], unknown] {
+function withFallbackNote(converted: ConvertedResult, fallback: FallbackNote | undefined): [ConvertedResult["content"], unknown] {
   if (!fallback) return [converted.content, converted.artifact];
-  const note = `[The primary server failed (${fallback.reason}); this answer came from the fallback ${fallback.from}.]`;
+  const note = fallbackNote(fallback);
   const content = typeof converted.content === "string" ? `${note}\n${converted.content}` : [{ type: "text" as const, text: note }, ...converted.content];
-  return [content, { ...converted.artifact, fallback }];
+  // Only the note: the primary's error object stays out of the artifact the model's history keeps.
+  return [content, { ...converted.artifact, fallback: { from: fallback.from, reason: fallback.reason } }];
 }
 
 /** LangChain and model APIs accept `[A-Za-z0-9_-]{1,64}` as a tool name. */

@@ -1,6 +1,7 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { McpToolError } from "../errors/McpToolError.js";
+import { isSafeToRetry } from "../errors/safeRepeat.js";
 import { toModelReply, type ModelTextOptions } from "../errors/text.js";
 import { normalizeForeign } from "./adapterErrors.js";
 
@@ -30,8 +31,8 @@ export function mcpErrorMiddleware(options: McpErrorMiddlewareOptions = {}) {
         return await handler(request);
       } catch (thrown) {
         if (isGraphBubbleUp(thrown)) throw thrown;
-        const error = normalizeForeign(thrown, { toolName });
-        error.toolName ??= toolName;
+        const classified = normalizeForeign(thrown, { toolName });
+        const error = classified.toolName === undefined ? classified.with({ toolName }) : classified;
         const reply = toModelReply(error, { ...text, toolName });
         return new ToolMessage({
           status: "error",
@@ -58,8 +59,8 @@ export interface McpRetryOnOptions {
 export function createMcpRetryOn(options: McpRetryOnOptions = {}): (error: Error) => boolean {
   return (error: Error) => {
     const e = error instanceof McpToolError ? error : normalizeForeign(error);
-    if (!e.transient || e.reason === "cancelled") return false;
-    return e.outcome === "not_sent" || options.retryUnknownOutcome === true;
+    // toolRetryMiddleware knows nothing of a tool's idempotency, so only the option can allow unknown outcomes.
+    return isSafeToRetry(e, false, options.retryUnknownOutcome === true);
   };
 }
 

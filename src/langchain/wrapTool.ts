@@ -1,11 +1,17 @@
 import { isBaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface, ToolRunnableConfig } from "@langchain/core/tools";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_TIMEOUT_MS, type FallbackFunction } from "../config.js";
 import type { McpToolError } from "../errors/McpToolError.js";
 import type { ModelTextOptions } from "../errors/text.js";
-import { safeEmit, type McpEventListener } from "../events.js";
-import { resolveRetry, runWithRetry, type RetryOptions } from "../policy/RetryPolicy.js";
+import { EventHub, type McpEventListener } from "../events.js";
+import { contentText } from "../mcp/content.js";
 import { raceAbort } from "../policy/abort.js";
-import { AttemptScope } from "../policy/timeout.js";
+import { breakerEvents, CircuitBreaker, type BreakerOptions } from "../policy/CircuitBreaker.js";
+import { fallbackNote, type Fallback } from "../policy/FallbackPolicy.js";
+import { runPipeline } from "../policy/pipeline.js";
+import { resolveRetry, type RetryOptions } from "../policy/RetryPolicy.js";
+import type { AttemptScope } from "../policy/TimeoutPolicy.js";
 import { normalizeForeign } from "./adapterErrors.js";
 import { McpTool } from "./McpTool.js";
 
@@ -15,6 +21,14 @@ export interface WrapToolOptions {
   idempotent?: boolean;
   /** Per-attempt timeout, in milliseconds; the inner tool is sent the abort signal. @default 30000 */
   timeoutMs?: number;
+  /**
+   * The circuit breaker: options for one of its own, or a `CircuitBreaker` shared by several
+   * wrapped tools of one server.
+   * @default { failureThreshold: 5, halfOpenAfterMs: 30000, enabled: true }
+   */
+  breaker?: BreakerOptions | CircuitBreaker;
+  /** Answers instead when the tool fails transiently after its retries, or its circuit is open. */
+  fallback?: FallbackFunction;
   /** `"return"`: failures become error ToolMessages or text; `"throw"`: the McpToolError. @default "return" */
   errorMode?: "return" | "throw";
   /** Redaction and length options for the text the model reads. */
@@ -25,58 +39,76 @@ export interface WrapToolOptions {
 }
 
 /**
- * Adds our error normalization, retry policy and timeout to any LangChain tool: one from
- * `@langchain/mcp-adapters`, or a hand-written one. Its failures become error ToolMessages.
+ * Puts any LangChain tool (one from `@langchain/mcp-adapters`, or a hand-written one) under
+ * the same pipeline as the toolkit's: error normalization, fallback, circuit breaker, retry
+ * and timeout. Its failures become error ToolMessages.
  */
 export function wrapTool(tool: StructuredToolInterface, options: WrapToolOptions = {}): McpTool {
-  const retry = resolveRetry(options.retry);
   const context = { toolName: tool.name, ...(options.serverName ? { serverName: options.serverName } : {}) };
-  const toError = (error: unknown): McpToolError => normalizeForeign(error, context);
+  const policy = {
+    retry: resolveRetry(options.retry),
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    resetTimeoutOnProgress: false,
+    idempotent: options.idempotent ?? false,
+  };
+  const events = options.onEvent ? new EventHub(options.onEvent) : undefined;
+  const breakerName = options.serverName ?? tool.name;
+  const breaker = options.breaker instanceof CircuitBreaker ? options.breaker : new CircuitBreaker(breakerName, options.breaker, events ? breakerEvents(breakerName, (e) => events.emit(e)) : {});
+
+  const attempt = async (args: Record<string, unknown>, config: ToolRunnableConfig | undefined, scope: AttemptScope, n: number): Promise<[unknown, unknown]> => {
+    try {
+      // Invoked with a tool call so a content_and_artifact tool hands back its artifact too.
+      const output = await raceAbort(
+        tool.invoke({ type: "tool_call", id: config?.toolCall?.id ?? `wrapped-${n}`, name: tool.name, args }, { ...config, signal: scope.signal }),
+        scope.signal,
+      );
+      if (isBaseMessage(output) && ToolMessage.isInstance(output)) {
+        if (output.status === "error") throw new Error(typeof output.content === "string" ? output.content : JSON.stringify(output.content));
+        return [output.content, output.artifact];
+      }
+      return [output, undefined];
+    } catch (error) {
+      throw normalizeForeign(error, { ...context, aborted: config?.signal?.aborted === true, timedOut: scope.timedOut, attempts: n });
+    }
+  };
 
   const execute = async (args: Record<string, unknown>, config: ToolRunnableConfig | undefined): Promise<[unknown, unknown]> => {
     const signal = config?.signal;
-    safeEmit(options.onEvent, { type: "call", ...context });
-    const attempt = async (n: number) => {
-      const scope = new AttemptScope({ timeoutMs: options.timeoutMs ?? 30_000, resetTimeoutOnProgress: false }, signal);
-      try {
-        // Invoked with a tool call so a content_and_artifact tool hands back its artifact too.
-        const output = await raceAbort(
-          tool.invoke({ type: "tool_call", id: config?.toolCall?.id ?? `wrapped-${n}`, name: tool.name, args }, { ...config, signal: scope.signal }),
-          scope.signal,
-        );
-        if (isBaseMessage(output) && ToolMessage.isInstance(output)) {
-          if (output.status === "error") throw new Error(typeof output.content === "string" ? output.content : JSON.stringify(output.content));
-          return [output.content, output.artifact] as [unknown, unknown];
-        }
-        return [output, undefined] as [unknown, unknown];
-      } catch (error) {
-        throw normalizeForeign(error, { ...context, aborted: signal?.aborted === true, timedOut: scope.timedOut, attempts: n });
-      } finally {
-        scope.dispose();
-      }
-    };
-    try {
-      return await runWithRetry(attempt, retry, {
-        ...(signal ? { signal } : {}),
-        idempotent: options.idempotent ?? false,
-        normalize: (error) => normalizeForeign(error, { ...context, aborted: signal?.aborted === true }),
-        onRetry: (error, n, delayMs) => safeEmit(options.onEvent, { type: "retry", ...context, attempt: n, delayMs, error }),
-      });
-    } catch (error) {
-      const e = toError(error);
-      safeEmit(options.onEvent, { type: "error", ...context, attempt: e.attempts, error: e });
-      throw e;
-    }
+    const { value } = await runPipeline<[unknown, unknown]>(
+      {
+        context,
+        policy,
+        attempt: (scope, n) => attempt(args, config, scope, n),
+        breaker,
+        ...(options.fallback ? { fallback: functionFallback(options.fallback, args) } : {}),
+        ...(events ? { events } : {}),
+      },
+      signal,
+    );
+    return value;
   };
 
   return new McpTool({
     name: tool.name,
     description: tool.description,
     schema: tool.schema,
-    metadata: { ...((tool as { metadata?: Record<string, unknown> }).metadata ?? {}), ...(options.serverName ? { serverName: options.serverName } : {}), idempotent: options.idempotent ?? false },
+    metadata: { ...((tool as { metadata?: Record<string, unknown> }).metadata ?? {}), ...(options.serverName ? { serverName: options.serverName } : {}), idempotent: policy.idempotent },
     execute,
     errorMode: options.errorMode ?? "return",
     text: () => options.text ?? {},
-    normalize: toError,
+    normalize: (error: unknown): McpToolError => normalizeForeign(error, context),
   });
+}
+
+function functionFallback(fallback: FallbackFunction, args: Record<string, unknown>): Fallback<[unknown, unknown]> {
+  return {
+    name: "function",
+    from: "function",
+    run: async (error) => {
+      const out = await fallback(args, error);
+      const text = typeof out === "string" ? out : contentText((out as CallToolResult).content ?? []);
+      const note = { from: "function", reason: error.reason };
+      return [`${fallbackNote(note)}\n${text}`, { fallback: note }];
+    },
+  };
 }

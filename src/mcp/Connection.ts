@@ -6,7 +6,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ReconnectOptions, ServerConfig } from "../config.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize, type ExitInfo } from "../errors/normalize.js";
-import { safeEmit, type McpEventListener } from "../events.js";
+import type { McpEventListener } from "../events.js";
 import { raceAbort, sleep } from "../policy/abort.js";
 import { sseTransport, StderrTail, stdioTransport, streamableTransport, type TransportProbe } from "./transports.js";
 
@@ -56,6 +56,7 @@ export class Connection {
     readonly name: string,
     private readonly config: ServerConfig,
     private readonly clientInfo: { name: string; version: string },
+    /** Receives `reconnect` events; must not throw (an EventHub's `emit` does not). */
     private readonly onEvent?: McpEventListener,
   ) {
     this.stderr = new StderrTail("stderrLines" in config ? config.stderrLines : undefined);
@@ -141,7 +142,7 @@ export class Connection {
       const lease = await this.withConnectTimeout(() => this.establish());
       this.failures = 0;
       this.nextAttemptAt = 0;
-      if (isReconnect) safeEmit(this.onEvent, { type: "reconnect", serverName: this.name, attempt: lease.generation - 1 });
+      if (isReconnect) this.onEvent?.({ type: "reconnect", serverName: this.name, attempt: lease.generation - 1 });
       return lease;
     } catch (error) {
       this.failures++;

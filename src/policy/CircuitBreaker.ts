@@ -1,5 +1,7 @@
-import { BrokenCircuitError, circuitBreaker, ConsecutiveBreaker, handleWhen, type CircuitBreakerPolicy } from "cockatiel";
 import { isServerFailure, McpToolError } from "../errors/McpToolError.js";
+import { decidedByCaller } from "../errors/reasons.js";
+import type { McpEvent } from "../events.js";
+import { cancelled, raceAbort, type CallContext } from "./abort.js";
 
 /** Circuit breaker options, per server or for the whole toolkit. */
 export interface BreakerOptions {
@@ -18,56 +20,147 @@ export const DEFAULT_BREAKER: Required<BreakerOptions> = Object.freeze({
   enabled: true,
 });
 
+export type BreakerState = "closed" | "open" | "half-open";
+
 export interface BreakerHooks {
   onOpen?: (lastError: McpToolError | undefined) => void;
+  onHalfOpen?: () => void;
   onClose?: () => void;
 }
 
+/** Hooks that report a breaker's changes as `circuit_open`, `half_open` and `circuit_close` events. */
+export function breakerEvents(serverName: string, emit: (event: McpEvent) => void): BreakerHooks {
+  return {
+    onOpen: (error) => emit({ type: "circuit_open", serverName, ...(error ? { error } : {}) }),
+    onHalfOpen: () => emit({ type: "half_open", serverName }),
+    onClose: () => emit({ type: "circuit_close", serverName }),
+  };
+}
+
+/** What one finished call says about the server. */
+type Verdict = "failure" | "healthy" | "no_evidence";
+
 /**
- * One server's breaker, on cockatiel's consecutive breaker. While open, `execute` rejects
- * at once with `circuit_open` (transient, `not_sent`), without touching the server.
+ * A server failure counts against the server. A cancel says nothing about it either way. Any
+ * other end, a success, a tool's own `isError` or a permanent error, shows a server that answers.
+ */
+function verdictOf(error: unknown): Verdict {
+  if (isServerFailure(error)) return "failure";
+  if (error instanceof McpToolError && decidedByCaller(error.reason)) return "no_evidence";
+  return "healthy";
+}
+
+/**
+ * One server's consecutive-failure breaker. While open, `execute` rejects at once with
+ * `circuit_open` (transient, `not_sent`) without touching the server; after
+ * `halfOpenAfterMs` one call tests the server while the others wait for its verdict.
+ *
+ * Written here rather than taken from cockatiel, whose breaker cannot do two things this one
+ * must: callers waiting for a half-open test stop at their own signal, and a test call that
+ * was cancelled leaves the circuit open instead of closing it.
  */
 export class CircuitBreaker {
-  private readonly policy: CircuitBreakerPolicy | undefined;
+  private readonly options: Required<BreakerOptions>;
+  private failures = 0;
+  private open = false;
+  private openedAt = 0;
+  private test: Promise<unknown> | undefined;
   private lastError: McpToolError | undefined;
 
   constructor(
-    private readonly serverName: string,
-    options: BreakerOptions,
-    hooks: BreakerHooks = {},
+    readonly serverName: string,
+    options: BreakerOptions = {},
+    private readonly hooks: BreakerHooks = {},
   ) {
-    const o = { ...DEFAULT_BREAKER, ...options };
-    if (!o.enabled) return;
-    this.policy = circuitBreaker(handleWhen(isServerFailure), {
-      halfOpenAfter: o.halfOpenAfterMs,
-      breaker: new ConsecutiveBreaker(o.failureThreshold),
-    });
-    this.policy.onFailure(({ reason }) => {
-      if ("error" in reason && reason.error instanceof McpToolError) this.lastError = reason.error;
-    });
-    this.policy.onBreak(() => hooks.onOpen?.(this.lastError));
-    this.policy.onReset(() => hooks.onClose?.());
+    this.options = { ...DEFAULT_BREAKER, ...options };
   }
 
-  async execute<T>(fn: () => Promise<T>): Promise<T> {
-    if (!this.policy) return fn();
+  get state(): BreakerState {
+    if (this.test) return "half-open";
+    return this.open ? "open" : "closed";
+  }
+
+  /**
+   * Runs `fn` unless the circuit is open. A caller whose `signal` aborts while it waits for a
+   * half-open test settles at once as `cancelled`.
+   */
+  async execute<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, context: CallContext): Promise<T> {
+    if (!this.options.enabled) return fn();
+    for (;;) {
+      if (signal?.aborted) throw cancelled(context, signal.reason, "not_sent");
+      if (this.test) {
+        // Another call is testing the server: wait for its verdict, then look again.
+        await raceAbort(this.test, signal).catch(() => undefined);
+        continue;
+      }
+      if (!this.open) return this.run(fn);
+      if (performance.now() - this.openedAt < this.options.halfOpenAfterMs) throw this.refusal(context);
+      return this.runTest(fn);
+    }
+  }
+
+  private async run<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      return await this.policy.execute(fn);
+      const value = await fn();
+      this.failures = 0;
+      return value;
     } catch (error) {
-      if (error instanceof BrokenCircuitError) {
-        throw McpToolError.of(
-          "circuit_open",
-          `Calls to server '${this.serverName}' are paused after repeated failures${this.lastError ? ` (last: ${this.lastError.reason})` : ""}.`,
-          { serverName: this.serverName, cause: error },
-        );
+      const verdict = verdictOf(error);
+      if (verdict === "healthy") this.failures = 0;
+      else if (verdict === "failure") {
+        this.lastError = error as McpToolError;
+        if (++this.failures >= this.options.failureThreshold && !this.open) this.trip();
       }
       throw error;
     }
   }
 
-  /** "closed", "open" or "half-open". */
-  get state(): "closed" | "open" | "half-open" {
-    const s = this.policy?.state;
-    return s === 1 ? "open" : s === 2 ? "half-open" : "closed";
+  private runTest<T>(fn: () => Promise<T>): Promise<T> {
+    this.hooks.onHalfOpen?.();
+    const test = fn().then(
+      (value) => {
+        this.close();
+        return value;
+      },
+      (error: unknown) => {
+        const verdict = verdictOf(error);
+        if (verdict === "healthy") this.close();
+        else if (verdict === "failure") {
+          this.lastError = error as McpToolError;
+          this.trip();
+        }
+        // "no_evidence": the test was cancelled; the circuit stays open and the next call tests.
+        throw error;
+      },
+    );
+    const settled = test.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.test = settled;
+    void settled.then(() => {
+      if (this.test === settled) this.test = undefined;
+    });
+    return test;
+  }
+
+  private trip(): void {
+    this.open = true;
+    this.openedAt = performance.now();
+    this.hooks.onOpen?.(this.lastError);
+  }
+
+  private close(): void {
+    this.open = false;
+    this.failures = 0;
+    this.hooks.onClose?.();
+  }
+
+  private refusal(context: CallContext): McpToolError {
+    const last = this.lastError ? ` (last: ${this.lastError.reason})` : "";
+    return McpToolError.of("circuit_open", `Calls to server '${this.serverName}' are paused after repeated failures${last}.`, {
+      ...context,
+      serverName: this.serverName,
+    });
   }
 }

@@ -1,10 +1,10 @@
 import pRetry from "p-retry";
-import type { McpToolError } from "../errors/McpToolError.js";
-import { normalize } from "../errors/normalize.js";
-import { sleep } from "./abort.js";
+import { McpToolError } from "../errors/McpToolError.js";
+import { decidedByCaller } from "../errors/reasons.js";
+import { isSafeToRetry, type RetryUnknownOutcome } from "../errors/safeRepeat.js";
+import { cancelled, sleep, type CallContext } from "./abort.js";
 
-/** Which failures with an `unknown` outcome may be repeated. */
-export type RetryUnknownOutcome = "idempotent" | boolean;
+export type { RetryUnknownOutcome };
 
 /** Retry options for one tool; every field is optional and has a default. */
 export interface RetryOptions {
@@ -58,56 +58,64 @@ export function backoffDelay(retry: number, options: ResolvedRetry, random: () =
 const noop = (): void => {};
 const alwaysTrue = (): boolean => true;
 
-/** Would repeating this failure be both useful and safe? */
+/**
+ * Would repeating this failure be both useful and safe? A cancel never is, whatever a
+ * custom `shouldRetry` says; `retryOnToolError` makes chosen `isError` answers repeatable;
+ * everything else follows the safe-repeat rule.
+ */
 export function retryVerdict(error: McpToolError, attempt: number, idempotent: boolean, options: ResolvedRetry): boolean {
-  if (error.reason === "cancelled") return false;
+  if (decidedByCaller(error.reason)) return false;
   if (options.shouldRetry) return options.shouldRetry(error, attempt);
-  let transient = error.transient;
-  if (error.kind === "domain" && options.retryOnToolError) {
-    const rule = options.retryOnToolError;
-    transient = typeof rule === "function" ? rule(error) : rule.test(error.message);
-  }
-  if (!transient) return false;
-  if (error.outcome === "not_sent") return true;
-  const unknown = options.retryUnknownOutcome;
-  // A tool that ran and reported failure was retried on purpose (retryOnToolError); any
-  // other executed or unknown outcome repeats side effects, so the tool must be safe to repeat.
-  if (error.kind === "domain" && options.retryOnToolError) return true;
-  return unknown === true || (unknown === "idempotent" && idempotent);
+  const rule = options.retryOnToolError;
+  // The tool ran and reported failure, and the policy asks for exactly this answer to be retried.
+  if (error.kind === "domain" && rule) return typeof rule === "function" ? rule(error) : rule.test(error.message);
+  return isSafeToRetry(error, idempotent, options.retryUnknownOutcome);
 }
 
 export interface RetryHooks {
   /** The caller's signal; aborting it interrupts a backoff wait at once. */
   signal?: AbortSignal;
   idempotent: boolean;
+  /** Who the call is for, for the error a cancel during a backoff becomes. */
+  context: CallContext;
   /** Called before each wait, with the chosen delay. */
   onRetry?: (error: McpToolError, attempt: number, delayMs: number) => void;
-  /** Turns a thrown value into an McpToolError (with call context). */
-  normalize?: (error: unknown) => McpToolError;
 }
 
 /**
- * Runs `attempt` under the policy with p-retry. The delay is ours, not p-retry's, so that a
- * server's Retry-After can be honoured exactly and reported in the `retry` event.
- * Always rejects with an McpToolError whose `attempts` is set.
+ * Runs `attempt` under the policy. The first attempt runs directly; only a failure enters
+ * p-retry, so a call that succeeds pays for no retry machinery. The delay is ours, not
+ * p-retry's, so that a server's Retry-After can be honoured exactly and reported in the
+ * `retry` event.
+ *
+ * `attempt` must reject with an McpToolError (classified where the most is known); this
+ * rejects with a new one whose `attempts` is set.
  */
 export async function runWithRetry<T>(
   attempt: (attemptNumber: number) => Promise<T>,
   options: ResolvedRetry,
   hooks: RetryHooks,
 ): Promise<T> {
-  const toError = hooks.normalize ?? ((e: unknown) => normalize(e));
   const started = performance.now();
-  let attempts = 0;
+  let first: McpToolError;
+  try {
+    return await attempt(1);
+  } catch (error) {
+    first = error as McpToolError;
+  }
+  let last = first;
+  let attempts = 1;
   let giveUpNote: string | undefined;
   try {
     return await pRetry(
       async (n) => {
+        if (n === 1) throw first;
         attempts = n;
         try {
           return await attempt(n);
         } catch (error) {
-          throw toError(error);
+          last = error as McpToolError;
+          throw error;
         }
       },
       {
@@ -145,10 +153,11 @@ export async function runWithRetry<T>(
         },
       },
     );
-  } catch (error) {
-    const e = toError(error);
-    e.attempts = Math.max(attempts, 1);
-    return Promise.reject(giveUpNote ? e.with({ message: `${e.message} ${giveUpNote}` }) : e);
+  } catch (thrown) {
+    // Anything but an attempt's own error is the caller's abort, met between attempts.
+    const error =
+      thrown instanceof McpToolError ? thrown : cancelled(hooks.context, thrown, last.outcome === "not_sent" ? "not_sent" : "unknown");
+    return Promise.reject(error.with({ attempts, ...(giveUpNote ? { message: `${error.message} ${giveUpNote}` } : {}) }));
   }
 }
 

@@ -1,3 +1,5 @@
+import { McpToolError } from "../errors/McpToolError.js";
+
 /** Small helpers that make waits end at once when a signal aborts. */
 
 /** Waits `ms`, rejecting at once with the signal's reason if it aborts. */
@@ -43,4 +45,19 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
       },
     );
   });
+}
+
+/** Who a call is for; policies that decide a failure themselves put it in the error. */
+export interface CallContext {
+  /** The name the model called. */
+  toolName: string;
+  serverName?: string;
+}
+
+/**
+ * The error for a call its caller aborted while a policy held it (a backoff, a half-open
+ * queue, a reconnect). `outcome` is `not_sent` when no attempt could have reached the server.
+ */
+export function cancelled(context: CallContext, reason: unknown, outcome: "not_sent" | "unknown" = "unknown"): McpToolError {
+  return McpToolError.of("cancelled", "The call was cancelled by the caller.", { ...context, outcome, cause: reason });
 }

@@ -252,15 +252,19 @@ describe("invalid_arguments and circuit_open: decided by our own layers, not by 
     expect(state.calls).toEqual([]);
   });
 
-  it("refuses a call while the breaker is open (after a real failing call): circuit_open, with cockatiel's BrokenCircuitError as the cause", async () => {
+  it("refuses a call while the breaker is open (after a real failing call): circuit_open, naming the last failure", async () => {
     const { client, close } = await connectInMemory(buildProtocolErrorServer());
     defer(close);
     const breaker = new CircuitBreaker("protocol-errors", { failureThreshold: 1, halfOpenAfterMs: 60_000 });
+    const context = { toolName: "raise", serverName: "protocol-errors" };
     const call = () =>
-      breaker.execute(() =>
-        client.callTool({ name: "raise", arguments: { code: -32603, message: "down" } }).catch((error: unknown) => {
-          throw normalize(error);
-        }),
+      breaker.execute(
+        () =>
+          client.callTool({ name: "raise", arguments: { code: -32603, message: "down" } }).catch((error: unknown) => {
+            throw normalize(error);
+          }),
+        undefined,
+        context,
       );
 
     const first = await rejectionOf(call());
@@ -268,7 +272,8 @@ describe("invalid_arguments and circuit_open: decided by our own layers, not by 
     const error = await rejectionOf(call());
     expect(error).toBeInstanceOf(McpToolError);
     const e = expectClassified(error as McpToolError, { reason: "circuit_open", kind: "client", transient: true, outcome: "not_sent" });
-    expect((e.cause as Error).constructor.name).toBe("BrokenCircuitError");
+    expect(e.message).toBe("Calls to server 'protocol-errors' are paused after repeated failures (last: internal_error).");
+    expect(e.toolName).toBe("raise");
     // normalize passes an McpToolError through untouched.
     expect(normalize(error)).toBe(error);
   });

@@ -498,7 +498,7 @@ describe("normalize and the ErrorHandler facade", () => {
   it("has members that are the named exports", () => {
     const named = api as unknown as Record<string, unknown>;
     const members = Object.entries(ErrorHandler);
-    expect(members.map(([k]) => k).sort()).toEqual(["fromResult", "handleError", "handleResponseError", "normalize", "shouldRetry", "toModelText", "wrapToolError"]);
+    expect(members.map(([k]) => k).sort()).toEqual(["fromResult", "handleError", "handleResponseError", "isSafeToRetry", "normalize", "shouldRetry", "toModelText", "wrapToolError"]);
     for (const [name, fn] of members) expect(fn, name).toBe(named[name]);
     expect(api.ErrorHandler).toBe(ErrorHandler);
   });

@@ -148,7 +148,8 @@ describe("McpToolkit errors are results", () => {
     const { toolkit } = await memoryToolkit({ events });
     await toolkit.getTool("fail")!.invoke(call("fail", {}));
     expect(events.map((e) => e.type)).toEqual(["call", "error"]);
-    expect(events[1]!.error!.reason).toBe("tool_error");
+    const error = events[1]!;
+    expect(error.type === "error" && error.error.reason).toBe("tool_error");
   });
 });
 

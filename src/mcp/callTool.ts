@@ -1,0 +1,92 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { fromResult } from "../errors/fromResult.js";
+import { McpToolError } from "../errors/McpToolError.js";
+import { normalize, type CustomCodeTable } from "../errors/normalize.js";
+import { REASONS } from "../errors/reasons.js";
+import type { CallContext } from "../policy/abort.js";
+import type { AttemptScope } from "../policy/TimeoutPolicy.js";
+import { StreamLostError, type Connection, type Lease } from "./Connection.js";
+
+/** What one attempt calls: a tool on a server, reached through its connection at call time. */
+export interface ToolTarget {
+  connection: Connection;
+  /** The tool's name on its server. */
+  mcpName: string;
+  customCodes?: CustomCodeTable;
+  /** How long the SDK's own timer may run: a backstop far behind ours. */
+  sdkTimeoutMs: number;
+  resetTimeoutOnProgress: boolean;
+}
+
+/** The SDK's next JSON-RPC id; read just before a request so a broken stream can be tied to it. */
+function nextRequestId(lease: Lease): number | undefined {
+  const id = (lease.client as unknown as { _requestMessageId?: unknown })._requestMessageId;
+  return typeof id === "number" ? id : undefined;
+}
+
+/**
+ * One attempt at an MCP tool call. Its failure is classified here, once, with everything the
+ * attempt knows: whether our timer fired, whether the caller aborted, whether the connection
+ * closed during the call, whether a session was held, what the server said to wait. The
+ * error is made for this call alone, even when many calls met the same failed reconnect.
+ */
+export async function callToolOnce(
+  target: ToolTarget,
+  args: Record<string, unknown>,
+  scope: AttemptScope,
+  attempt: number,
+  context: CallContext,
+  callerSignal: AbortSignal | undefined,
+): Promise<CallToolResult> {
+  const { connection } = target;
+  let lease: Lease | undefined;
+  let untrack = () => {};
+  let abortedBeforeSend = false;
+  const started = Date.now();
+  let result: CallToolResult;
+  try {
+    lease = await connection.lease(scope.signal);
+    untrack = connection.track(nextRequestId(lease), scope.controller);
+    // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
+    abortedBeforeSend = scope.signal.aborted;
+    result = (await lease.client.callTool({ name: target.mcpName, arguments: args }, undefined, {
+      signal: scope.signal,
+      timeout: target.sdkTimeoutMs,
+      ...(target.resetTimeoutOnProgress ? { onprogress: scope.progress } : {}),
+    })) as CallToolResult;
+  } catch (thrown) {
+    const error = classify(thrown);
+    const effect = REASONS[error.reason].connection;
+    if (lease && (effect === "lost" || (effect === "request" && !connection.breaksArePerRequest))) await connection.invalidate(lease);
+    throw error;
+  } finally {
+    untrack();
+  }
+  const domain = fromResult(result, { ...context, attempts: attempt });
+  if (domain) throw domain;
+  return result;
+
+  function classify(thrown: unknown): McpToolError {
+    const here = { ...context, attempts: attempt };
+    // Failing to get a connection, or timing out before sending, means the request was never written.
+    const unsent = lease === undefined || abortedBeforeSend;
+    // A connection's own failure (a refused reconnect) is shared by every call that waited on it.
+    if (thrown instanceof McpToolError) return thrown.with({ ...here, ...(unsent ? { outcome: "not_sent" } : {}) });
+    const reason: unknown = scope.signal.reason;
+    if (reason instanceof StreamLostError && !callerSignal?.aborted) {
+      // We know exactly what happened: the response stream broke after the request was sent.
+      return McpToolError.of("stream_error", reason.message, { ...here, cause: reason });
+    }
+    const e = normalize(thrown, {
+      ...here,
+      aborted: callerSignal?.aborted === true,
+      timedOut: scope.timedOut,
+      transportClosed: lease !== undefined && connection.closedSince(lease),
+      exit: connection.lastExit,
+      hadSession: lease?.hadSession ?? false,
+      retryAfterMs: connection.retryAfterSince(started),
+      ...(target.customCodes ? { customCodes: target.customCodes } : {}),
+    });
+    return unsent && e.outcome !== "not_sent" ? e.with({ outcome: "not_sent" }) : e;
+  }
+}

@@ -1,0 +1,63 @@
+import { isServerFailure, type McpToolError } from "../errors/McpToolError.js";
+import { normalize } from "../errors/normalize.js";
+
+/** Where an answer came from when the primary failed: what the model and the artifact are told. */
+export interface FallbackNote {
+  /** `server '<name>'` or `function`. */
+  from: string;
+  /** The primary's failure reason. */
+  reason: string;
+}
+
+/** The line the model reads first when a fallback answered: who answered, and why. */
+export function fallbackNote(note: FallbackNote): string {
+  return `[The primary server failed (${note.reason}); this answer came from the fallback ${note.from}.]`;
+}
+
+/** A fallback for one call: what answers instead, and the hooks around it. */
+export interface Fallback<T> {
+  /** `"function"` or the fallback server's name, for events. */
+  name: string;
+  /** How the model is told who answered, e.g. `server 'backup'`. */
+  from: string;
+  /** Produces the answer; `error` is the primary's failure. */
+  run: (error: McpToolError, signal: AbortSignal | undefined) => Promise<T>;
+  /** Asked first; `"skip"` keeps the primary's error. */
+  before?: (error: McpToolError) => "skip" | void | Promise<"skip" | void>;
+}
+
+/** The outcome of a call under a fallback: the answer, and who gave it if not the primary. */
+export interface WithFallback<T> {
+  value: T;
+  /** Set when the fallback answered. */
+  fallback?: FallbackNote & { error: McpToolError; name: string };
+}
+
+/**
+ * Runs `primary`; when it fails because the server is unhealthy (transient, not the tool's
+ * own `isError`, not the caller's cancel) and the caller has not aborted, runs the fallback.
+ * Permanent and domain errors never fall back: another server would answer them the same.
+ * A fallback that fails too reports both failures in one error.
+ */
+export async function runWithFallback<T>(
+  primary: () => Promise<T>,
+  fallback: Fallback<T> | undefined,
+  signal: AbortSignal | undefined,
+): Promise<WithFallback<T>> {
+  try {
+    return { value: await primary() };
+  } catch (thrown) {
+    const error = thrown as McpToolError;
+    if (!fallback || !isServerFailure(error) || signal?.aborted) throw error;
+    if ((await fallback.before?.(error)) === "skip") throw error;
+    let value: T;
+    try {
+      value = await fallback.run(error, signal);
+    } catch (fallbackError) {
+      // A fallback function is the user's code and may throw anything.
+      const f = normalize(fallbackError);
+      throw error.with({ message: `${error.message} The fallback ${fallback.from} also failed (${f.reason}): ${f.message}` });
+    }
+    return { value, fallback: { from: fallback.from, reason: error.reason, error, name: fallback.name } };
+  }
+}
