@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_MAX_LENGTH } from "../config/index.js";
 import { fromResult } from "./fromResult.js";
 import { McpToolError, type McpToolErrorJSON } from "./McpToolError.js";
 import { normalize, stripMcpPrefix } from "./normalize.js";
@@ -22,14 +23,13 @@ export interface ModelTextOptions extends RedactOptions {
   toolName?: string;
 }
 
-/** @default 1000 */
-export const DEFAULT_MAX_LENGTH = 1000;
+export { DEFAULT_MAX_LENGTH };
 
 /** Said instead of an empty message, so the model never reads "failed: ." */
 export const NO_MESSAGE = "No error message was given.";
 
 // When a message is cut before pattern redaction, this much of the cut end is dropped too
-// (plus three times the longest configured secret, for a secret cut at RAW_CAP, which
+// (plus three times the longest configured secret, for a secret cut at the raw cap, which
 // redaction of the secrets inside it can lengthen): a token cut in half there may no longer
 // be recognisable. Every built-in shape is recognised from far fewer characters than this
 // (a JWT from its header, a key from 16 to 20), so a longer remnant is still redacted.
@@ -82,8 +82,11 @@ function sliceWhole(text: string, end: number): string {
   return last >= 0xd800 && last <= 0xdbff ? kept.slice(0, -1) : kept;
 }
 
-// Past this, a message is cut before anything else, so the cost does not grow with it.
-const RAW_CAP = 1 << 20;
+// Past this many characters per character shown (and at least 64 KiB), a message is cut before
+// anything else, so the cost stops growing with it: a 1 MB message escaped in ANSI took ~50 ms
+// to clean in full, blocking the event loop, for text the model never sees.
+const RAW_PER_SHOWN = 32;
+const RAW_FLOOR = 64 * 1024;
 
 // Characters cleaning removes from inside a line: where one stands, cleaning can glue a
 // token to the word before it, or an escape can swallow a token's first letter.
@@ -95,23 +98,27 @@ const REMOVABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u
  *
  * Redaction runs both before cleaning (a secret holding control characters, a token that
  * cleaning would glue to a word or take a letter from) and after it (a secret split by an
- * ANSI escape). Exact secrets go from the whole message, so no cut can split one. The
- * pattern pass after cleaning sees only a head of the message, and a cut's last
- * characters are dropped too, so no half-recognisable token can show.
+ * ANSI escape). A very long message is cut first, to a head many times the length shown, so
+ * the cost does not grow with it; the cut's last characters are dropped, as after every cut,
+ * so no half of a secret or token standing across it can show. The part never read is
+ * counted by the head's own ratio of clean to raw characters, and the count then says
+ * "about".
  */
 export function safeMessage(message: string, options: ModelTextOptions = {}): string {
   const max = options.maxLength ?? DEFAULT_MAX_LENGTH;
   const exact = exactValues(options);
   const guard = CUT_GUARD + 3 * longestSecret(options);
-  let dropped = 0;
   let raw = String(message);
-  if (raw.length > RAW_CAP) {
-    const head = sliceWhole(raw, RAW_CAP);
-    dropped += raw.length - head.length;
+  let unread = 0;
+  const rawCap = Math.max(RAW_FLOOR, max * RAW_PER_SHOWN);
+  if (raw.length > rawCap) {
+    const head = sliceWhole(raw, rawCap);
+    unread = raw.length - head.length;
     raw = head;
   }
   raw = REMOVABLE.test(raw) ? redact(raw, options) : redactExact(raw, exact);
   const cleaned = redactExact(cleanMessage(raw), cleanedValues(exact));
+  let dropped = unread === 0 ? 0 : Math.round((unread * cleaned.length) / Math.max(1, raw.length));
   const budget = max * 2 + guard + 4096;
   let head = cleaned;
   if (cleaned.length > budget) {
@@ -119,9 +126,10 @@ export function safeMessage(message: string, options: ModelTextOptions = {}): st
     dropped += cleaned.length - head.length;
   }
   const redacted = redact(head, options);
-  if (dropped === 0) return truncate(redacted, max);
+  if (dropped === 0 && unread === 0) return truncate(redacted, max);
   const safe = redacted.slice(0, Math.max(0, redacted.length - guard));
-  return truncate(safe, max, redacted.length + dropped);
+  const text = truncate(safe, max, redacted.length + dropped);
+  return unread === 0 ? text : text.replace(/… \[(\d+) more characters cut\]$/, "… [about $1 more characters cut]");
 }
 
 /**

@@ -36,6 +36,7 @@ export const DEFAULT_CLIENT_INFO = Object.freeze({ name: "langchain-mcp-errors",
  */
 export class McpToolkit extends BaseToolkit {
   tools: McpTool[] = [];
+  private readonly toolsByName = new Map<string, McpTool>();
   private readonly connections = new Map<string, Connection>();
   private readonly breakers = new Map<string, CircuitBreaker>();
   private readonly runtimes = new Map<string, ToolRuntime>();
@@ -94,7 +95,7 @@ export class McpToolkit extends BaseToolkit {
   }
 
   getTool(name: string): McpTool | undefined {
-    return this.tools.find((t) => t.name === name);
+    return this.toolsByName.get(name);
   }
 
   /** The resolved policy of a tool (retry, timeouts, fallback, idempotent), by its exposed name. */
@@ -165,7 +166,9 @@ export class McpToolkit extends BaseToolkit {
       const clash = (counts.get(tool.name) ?? 0) > 1 || taken.has(safeName(tool.name));
       const name = this.config.prefixToolNames || clash ? safeName(`${server}__${tool.name}`) : safeName(tool.name);
       taken.add(name);
-      this.tools.push(this.makeTool(server, tool, name));
+      const made = this.makeTool(server, tool, name);
+      this.tools.push(made);
+      this.toolsByName.set(name, made);
     }
   }
 
