@@ -110,7 +110,14 @@ export class EventHub {
   private readonly all = new Set<McpEventListener>();
   private readonly byType = new Map<McpEventType, Set<McpEventListener>>();
 
-  constructor(listener?: McpEventListener) {
+  /**
+   * @param listener receives every event.
+   * @param redact makes the copy of an event's error that listeners see (secrets removed).
+   */
+  constructor(
+    listener?: McpEventListener,
+    private readonly redact?: (error: McpToolError) => McpToolError,
+  ) {
     if (listener) this.all.add(listener);
   }
 
@@ -129,10 +136,14 @@ export class EventHub {
 
   /** Is anyone listening? Lets a caller skip building an event nobody reads. */
   get active(): boolean {
-    return this.all.size > 0 || this.byType.size > 0;
+    if (this.all.size > 0) return true;
+    for (const set of this.byType.values()) if (set.size > 0) return true;
+    return false;
   }
 
-  emit(event: McpEvent): void {
+  emit(raw: McpEvent): void {
+    if (!this.active) return;
+    const event = this.redact && "error" in raw && raw.error ? { ...raw, error: this.redact(raw.error) } : raw;
     for (const listener of this.all) call(listener, event);
     const typed = this.byType.get(event.type);
     if (typed) for (const listener of typed) call(listener, event);

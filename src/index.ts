@@ -5,15 +5,27 @@ export { REASONS, REASON_NAMES, HINTS } from "./errors/reasons.js";
 export type { ConnectionEffect, ErrorKind, Outcome, Reason, ReasonInfo } from "./errors/reasons.js";
 export type { CustomCodeRule, CustomCodeTable, ExitInfo, NormalizeContext } from "./errors/normalize.js";
 export { parseRetryAfter } from "./errors/normalize.js";
-export { cleanMessage, hintFor, safeMessage, toModelReply, toSafeJSON, truncate, DEFAULT_MAX_LENGTH } from "./errors/text.js";
+export { cleanMessage, hintFor, redactError, safeMessage, toModelReply, toSafeJSON, truncate } from "./errors/text.js";
 export type { ModelTextOptions } from "./errors/text.js";
 export { redact, redactValue, REDACTED } from "./errors/redact.js";
 export type { RedactOptions } from "./errors/redact.js";
-export { McpToolkit, createMcpTools, DEFAULT_CLIENT_INFO } from "./langchain/McpToolkit.js";
+export { McpToolkit, createMcpTools } from "./langchain/McpToolkit.js";
 export type { CreateMcpToolsOptions } from "./langchain/McpToolkit.js";
 export { McpTool } from "./langchain/McpTool.js";
 export type { McpToolMetadata } from "./langchain/McpTool.js";
-export { McpConfigError, DEFAULT_TIMEOUT_MS } from "./config.js";
+export {
+  McpConfigError,
+  validateConfig,
+  DEFAULT_BREAKER,
+  DEFAULT_CLIENT_INFO,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_MAX_LENGTH,
+  DEFAULT_MAX_RESULT_LENGTH,
+  DEFAULT_RECONNECT,
+  DEFAULT_RETRY,
+  DEFAULT_STDERR_LINES,
+  DEFAULT_TIMEOUT_MS,
+} from "./config/index.js";
 export type {
   ClientServerConfig,
   ErrorOptions,
@@ -26,7 +38,7 @@ export type {
   SseServerConfig,
   StdioServerConfig,
   ToolPolicy,
-} from "./config.js";
+} from "./config/index.js";
 export { EventHub } from "./events.js";
 export type {
   McpEvent,
@@ -43,11 +55,10 @@ export type {
   HalfOpenEvent,
   CircuitCloseEvent,
 } from "./events.js";
-export { DEFAULT_RETRY, backoffDelay, retryVerdict } from "./policy/RetryPolicy.js";
+export { backoffDelay, retryVerdict } from "./policy/RetryPolicy.js";
 export type { RetryOptions, RetryUnknownOutcome } from "./policy/RetryPolicy.js";
-export { CircuitBreaker, DEFAULT_BREAKER } from "./policy/CircuitBreaker.js";
+export { CircuitBreaker } from "./policy/CircuitBreaker.js";
 export type { BreakerOptions, BreakerState } from "./policy/CircuitBreaker.js";
-export { DEFAULT_RECONNECT } from "./mcp/Connection.js";
 export { resolvePolicy } from "./policy/resolve.js";
 export type { ResolvedPolicy } from "./policy/resolve.js";
 export { convertResult, describeBlock } from "./mcp/content.js";

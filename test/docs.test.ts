@@ -1,16 +1,31 @@
 /**
- * The README states every default; these tests read it and compare with the one place each
- * default is defined in code, so the two never drift.
+ * The README states every default; these tests read its option tables row by row and compare
+ * each with the one place the default is stated, the configuration schema, so the two never drift.
  */
 import { readFileSync } from "node:fs";
+import type { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CONNECT_TIMEOUT_MS } from "../src/mcp/Connection.js";
-import { DEFAULT_STDERR_LINES } from "../src/mcp/transports.js";
-import { DEFAULT_BREAKER, DEFAULT_CLIENT_INFO, DEFAULT_MAX_LENGTH, DEFAULT_RECONNECT, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, REASONS } from "../src/index.js";
+import {
+  BreakerOptionsSchema,
+  ClientServerConfigSchema,
+  DEFAULT_TIMEOUT_MS,
+  defaultsOf,
+  ErrorOptionsSchema,
+  HttpServerConfigSchema,
+  McpToolkitConfigSchema,
+  ReconnectOptionsSchema,
+  RetryOptionsSchema,
+  ServerOptionsSchema,
+  SseServerConfigSchema,
+  StdioServerConfigSchema,
+  ToolPolicySchema,
+} from "../src/config/index.js";
+import { REASONS } from "../src/index.js";
+import { literal } from "./config/literal.js";
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
 
-/** The rows of the first Markdown table whose header starts with `firstHeader`. */
+/** The rows of the Markdown table whose header starts with `firstHeader`, as raw cells. */
 function table(firstHeader: string): string[][] {
   const lines = readme.split("\n");
   const start = lines.findIndex((l) => l.startsWith(`| ${firstHeader} |`));
@@ -18,37 +33,76 @@ function table(firstHeader: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith("|")) break;
-    rows.push(line.split("|").slice(1, -1).map((c) => c.trim().replace(/^`|`$/g, "")));
+    // `\|` is a pipe inside a cell.
+    rows.push(line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim()));
   }
   return rows;
 }
 
-const literal = (value: unknown) => (typeof value === "string" ? `"${value}"` : value === Number.POSITIVE_INFINITY ? "Infinity" : String(value));
+const NO_DEFAULT = Symbol("no default");
+type Documented = Map<string, unknown>;
+type OptionsSchema = { shape: Record<string, z.ZodType> };
 
-describe("README", () => {
-  it("states every retry default as the code defines it", () => {
-    const rows = new Map(table("option").map(([k, d]) => [k!, d!]));
-    for (const [key, value] of Object.entries(DEFAULT_RETRY)) {
-      expect(rows.get(key), `retry option ${key}`).toBe(literal(value));
-    }
+/**
+ * Every option of an options schema with its default, or NO_DEFAULT for one that has none
+ * (required, inherited from another layer, or simply off). `nested` names the option objects
+ * that a table lists field by field, as `errors.mode`.
+ */
+function documented(schema: OptionsSchema, nested: Record<string, OptionsSchema> = {}): Documented {
+  const defaults: Record<string, unknown> = defaultsOf(schema);
+  const out: Documented = new Map();
+  for (const key of Object.keys(schema.shape)) {
+    const inner = nested[key];
+    if (inner) for (const [k, v] of documented(inner)) out.set(`${key}.${k}`, v);
+    else out.set(key, Object.hasOwn(defaults, key) ? defaults[key] : NO_DEFAULT);
+  }
+  return out;
+}
+
+/** The server table lists what every kind takes, then each kind's own options that have a default. */
+function serverOptions(): Documented {
+  const out = documented(ServerOptionsSchema, { reconnect: ReconnectOptionsSchema });
+  const kinds: OptionsSchema[] = [StdioServerConfigSchema, HttpServerConfigSchema, SseServerConfigSchema, ClientServerConfigSchema];
+  for (const kind of kinds) {
+    for (const [key, value] of Object.entries(defaultsOf(kind))) if (!out.has(key)) out.set(key, value);
+  }
+  return out;
+}
+
+const TABLES: [header: string, options: Documented][] = [
+  ["retry option", documented(RetryOptionsSchema.out)],
+  ["breaker option", documented(BreakerOptionsSchema)],
+  ["tool policy option", documented(ToolPolicySchema)],
+  ["toolkit option", documented(McpToolkitConfigSchema, { errors: ErrorOptionsSchema })],
+  ["server option", serverOptions()],
+];
+
+/** `retries` from `` `retries` ``, `shouldRetry` from `` `shouldRetry(error, attempt)` ``, `stderrLines` from `` `stderrLines` (stdio) ``. */
+const optionName = (cell: string) => /^`([^`(]+)/.exec(cell)?.[1] ?? cell;
+
+describe.each(TABLES)("the README's '%s' table", (header, options) => {
+  const rows = table(header).map(([name, defaultCell]) => [optionName(name!), defaultCell!] as const);
+
+  it("has one row for each option in the schema, and no other", () => {
+    expect(rows.map(([name]) => name).sort()).toEqual([...options.keys()].sort());
   });
 
-  it("states the toolkit defaults as the code defines them", () => {
-    expect(readme).toContain(`| \`timeoutMs\` | \`${DEFAULT_TIMEOUT_MS}\` |`);
-    expect(readme).toContain(`| \`errors.maxLength\` | \`${DEFAULT_MAX_LENGTH}\` |`);
-    expect(readme).toContain(
-      `\`{ failureThreshold: ${DEFAULT_BREAKER.failureThreshold}, halfOpenAfterMs: ${DEFAULT_BREAKER.halfOpenAfterMs}, enabled: ${DEFAULT_BREAKER.enabled} }\``,
-    );
-    expect(readme).toContain(
-      `\`{ enabled: ${DEFAULT_RECONNECT.enabled}, minDelayMs: ${DEFAULT_RECONNECT.minDelayMs}, maxDelayMs: ${DEFAULT_RECONNECT.maxDelayMs} }\``,
-    );
-    expect(readme).toContain(`its last \`stderrLines\` (default \`${DEFAULT_STDERR_LINES}\`)`);
-    expect(readme).toContain(`\`connectTimeoutMs\` (default \`${DEFAULT_CONNECT_TIMEOUT_MS}\``);
-    expect(readme).toContain(`\`{ name: "${DEFAULT_CLIENT_INFO.name}", version: "${DEFAULT_CLIENT_INFO.version}" }\``);
+  it.each(rows)("states the default of %s as the schema does", (name, cell) => {
+    const value = options.get(name);
+    // An option without a default may say where its value comes from, but states no value of its own.
+    if (value === NO_DEFAULT) expect(cell).not.toMatch(/^`[^`]*`$/);
+    else expect(cell).toBe(`\`${literal(value)}\``);
+  });
+});
+
+describe("README", () => {
+  it("says a tool's timeout comes from its server, else from the toolkit", () => {
+    const [, cell] = table("tool policy option").find(([name]) => optionName(name!) === "timeoutMs")!;
+    expect(cell).toBe(`the server's \`timeoutMs\`, else the toolkit's (\`${DEFAULT_TIMEOUT_MS}\`)`);
   });
 
   it("lists every reason of the taxonomy with its defaults", () => {
-    const rows = table("reason");
+    const rows = table("reason").map((r) => r.map((c) => c.replace(/^`|`$/g, "")));
     expect(rows.map((r) => r[0])).toEqual(Object.keys(REASONS));
     for (const [reason, kind, transient, outcome] of rows) {
       const info = REASONS[reason as keyof typeof REASONS];

@@ -60,12 +60,21 @@ const URL_CREDENTIALS = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)(?:[^\s/?#@:]*:
 const KEY = /(?:\\?["'])?(?<![\w.-])([\w.-]+)(?:\\?["'])?\s*[:=]\s*(?:(?:Bearer|Basic|Token|Digest)\s+)?/gi;
 const VALUE = /"(?:[^"\\]|\\.)*"|\\"(?:[^"\\]|\\[^"])*\\"|'[^']*'|(?:\[REDACTED\]|[^\s,;&}\]])+/y;
 
+// Query parameters that carry credentials in URLs (`?key=…`, `&sig=…`); the key=value rule
+// below already covers the names that read as secrets anywhere (token, password, api_key…).
+const QUERY_SECRET = /([?&;](?:key|sig|signature|code|access_token|client_secret|x-amz-signature|x-amz-credential|x-goog-signature)=)([^&#\s"'<>]+)/gi;
+
 export interface RedactOptions {
   /**
    * Exact values to remove wherever they appear (header values, env values), also as they
    * appear trimmed, JSON-escaped or URL-encoded. Values under 4 characters are ignored.
    */
   secrets?: readonly string[];
+  /**
+   * Secret values that read like ordinary words (a password such as `admin`): removed only
+   * where they stand as a whole token, never from inside another word.
+   */
+  words?: readonly string[];
   /** Extra patterns; a string is matched literally, a RegExp everywhere (as if it had the g flag). */
   patterns?: readonly (string | RegExp)[];
 }
@@ -80,10 +89,39 @@ export function redact(text: string, options: RedactOptions = {}): string {
     // An empty match (a pattern like /x*/) would put a marker between every character.
     if (typeof p !== "string") out = out.replace(globalize(p), (m) => (m ? REDACTED : m));
   }
+  out = redactWords(out, options.words);
   out = out.replace(URL_CREDENTIALS, `$1${REDACTED}@`);
+  out = out.replace(QUERY_SECRET, `$1${REDACTED}`);
   out = out.replace(AUTH_SCHEME, (_m, scheme: string) => `${scheme} ${REDACTED}`);
   for (const re of BUILT_IN) out = out.replace(re, REDACTED);
   return redactKeyValues(out);
+}
+
+// Compiled per word list; a toolkit's list never changes.
+const wordPatterns = new WeakMap<readonly string[], RegExp | null>();
+
+/** Replaces each word where no letter or digit touches it on either side. */
+function redactWords(text: string, words: readonly string[] | undefined): string {
+  if (!words || words.length === 0) return text;
+  let re = wordPatterns.get(words);
+  if (re === undefined) {
+    const alternatives = exactValues({ secrets: words }).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+    re = alternatives.length > 0 ? new RegExp(`(?<![A-Za-z0-9])(?:${alternatives.join("|")})(?![A-Za-z0-9])`, "g") : null;
+    wordPatterns.set(words, re);
+  }
+  return re ? text.replace(re, REDACTED) : text;
+}
+
+/**
+ * Does a value look like a credential by its shape alone: a vendor key shape, or a run of 16+
+ * token characters holding both letters and digits? URLs, paths, dates and prose do not.
+ */
+export function looksLikeCredential(value: string): boolean {
+  const v = value.trim();
+  if (v.length < 16 || /\s/.test(v)) return false;
+  if (BUILT_IN.some((re) => new RegExp(re.source).test(v))) return true;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v) || /^[./~]/.test(v)) return false;
+  return /^[A-Za-z0-9+/=_.~-]+$/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v);
 }
 
 function redactKeyValues(text: string): string {
@@ -213,6 +251,7 @@ function copy(value: unknown, options: RedactOptions, depth: number, ancestors: 
 export function longestSecret(options: RedactOptions): number {
   let max = 0;
   for (const s of options.secrets ?? []) max = Math.max(max, s.length);
+  for (const s of options.words ?? []) max = Math.max(max, s.length);
   for (const p of options.patterns ?? []) if (typeof p === "string") max = Math.max(max, p.length);
   return max;
 }

@@ -23,7 +23,6 @@ export interface ModelTextOptions extends RedactOptions {
   toolName?: string;
 }
 
-export { DEFAULT_MAX_LENGTH };
 
 /** Said instead of an empty message, so the model never reads "failed: ." */
 export const NO_MESSAGE = "No error message was given.";
@@ -227,6 +226,16 @@ export function wrapToolError(error: unknown, toolName: string, args?: unknown, 
     text += ` Arguments: ${safeMessage(json, { ...options, maxLength: Math.min(options.maxLength ?? DEFAULT_MAX_LENGTH, 500) })}`;
   }
   return text;
+}
+
+/**
+ * A copy of the error whose message and data are cleaned and redacted as the model's text is,
+ * for every other path an error takes out of the toolkit: the error `connect()` rejects with,
+ * events, an error thrown in `errors.mode: "throw"`. The cause stays untouched.
+ */
+export function redactError(error: McpToolError, options: ModelTextOptions = {}): McpToolError {
+  const json = toSafeJSON(error, options);
+  return error.with({ message: json.message, ...(json.data !== undefined ? { data: json.data } : {}) });
 }
 
 /** The `McpToolError` as JSON with a model-safe message, for a ToolMessage artifact. */

@@ -7,7 +7,7 @@ import { Validator, type Schema } from "@cfworker/json-schema";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
-import { toModelReply, type ModelTextOptions } from "../errors/text.js";
+import { redactError, toModelReply, type ModelTextOptions } from "../errors/text.js";
 
 /**
  * Stands in for the real schema while LangChain's `call` validates input we already checked.
@@ -82,8 +82,10 @@ export class McpTool extends StructuredTool {
       return await this.validatedCall(arg, configArg);
     } catch (thrown) {
       const error = this.classify(thrown, arg);
-      if (this.errorMode === "throw") throw error;
-      const reply = toModelReply(error, { ...this.text(), idempotent: this.metadata.idempotent, toolName: this.name });
+      const text = this.text();
+      // A thrown error leaves our hands: whoever catches it (a middleware, a log) gets it redacted.
+      if (this.errorMode === "throw") throw redactError(error, text);
+      const reply = toModelReply(error, { ...text, idempotent: this.metadata.idempotent, toolName: this.name });
       const toolCallId = toolCallIdOf(arg, configArg);
       if (!toolCallId) return reply.text;
       return new ToolMessage({

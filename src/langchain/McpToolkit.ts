@@ -2,10 +2,11 @@ import { BaseToolkit } from "@langchain/core/tools";
 import type { JSONSchema } from "@langchain/core/utils/json_schema";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { validateConfig, type McpToolkitConfig, type ServerConfig } from "../config.js";
+import { DEFAULT_CLIENT_INFO, DEFAULT_MAX_RESULT_LENGTH, validateConfig, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
-import type { ModelTextOptions } from "../errors/text.js";
+import { redactError, type ModelTextOptions } from "../errors/text.js";
+import { collectSecrets } from "../config/secrets.js";
 import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType } from "../events.js";
 import { callToolOnce, type ToolTarget } from "../mcp/callTool.js";
 import { Connection } from "../mcp/Connection.js";
@@ -23,8 +24,6 @@ interface ToolRuntime {
   target: ToolTarget;
 }
 
-/** @default { name: "langchain-mcp-errors", version: "0.1.0" } */
-export const DEFAULT_CLIENT_INFO = Object.freeze({ name: "langchain-mcp-errors", version: "0.1.0" });
 
 /**
  * MCP servers as LangChain tools that never crash the agent.
@@ -43,14 +42,14 @@ export class McpToolkit extends BaseToolkit {
   private readonly byName = new Map<string, ToolRuntime>();
   private readonly pending = new Set<string>();
   private retrying: Promise<void> | undefined;
-  private readonly secrets: string[];
+  private readonly secrets: ReturnType<typeof collectSecrets>;
   private readonly events: EventHub;
   private closed = false;
 
   private constructor(private readonly config: McpToolkitConfig) {
     super();
     this.secrets = collectSecrets(config);
-    this.events = new EventHub(config.onEvent);
+    this.events = new EventHub(config.onEvent, (error) => redactError(error, this.textOptions()));
     const emit = (event: McpEvent) => this.events.emit(event);
     const clientInfo = config.clientInfo ?? DEFAULT_CLIENT_INFO;
     for (const [name, server] of Object.entries(config.servers)) {
@@ -145,7 +144,7 @@ export class McpToolkit extends BaseToolkit {
       this.pending.add(name);
       this.events.emit({ type: "error", serverName: name, error });
     });
-    if (onError === "throw" && failures.length > 0) throw failures[0];
+    if (onError === "throw" && failures.length > 0) throw redactError(failures[0]!, this.textOptions());
     this.buildTools(names.filter((n) => !this.pending.has(n)));
   }
 
@@ -211,7 +210,7 @@ export class McpToolkit extends BaseToolkit {
       },
       execute: async (args, config) => {
         const { value, fallback } = await this.call(runtime, args, config?.signal);
-        return withFallbackNote(convertResult(value), fallback);
+        return withFallbackNote(convertResult(value, this.config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH), fallback);
       },
       errorMode: this.config.errors?.mode ?? "return",
       text: () => this.textOptions(),
@@ -221,7 +220,8 @@ export class McpToolkit extends BaseToolkit {
   private textOptions(): ModelTextOptions {
     const errors = this.config.errors ?? {};
     return {
-      secrets: this.secrets,
+      secrets: this.secrets.secrets,
+      words: this.secrets.words,
       ...(errors.redact ? { patterns: errors.redact } : {}),
       ...(errors.maxLength !== undefined ? { maxLength: errors.maxLength } : {}),
     };
@@ -292,20 +292,6 @@ function withFallbackNote(converted: ConvertedResult, fallback: FallbackNote | u
 /** LangChain and model APIs accept `[A-Za-z0-9_-]{1,64}` as a tool name. */
 function safeName(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
-}
-
-/** Every header and env value the configuration sends; none may reach a model. */
-function collectSecrets(config: McpToolkitConfig): string[] {
-  const out: string[] = [];
-  for (const server of Object.values(config.servers)) {
-    if ("headers" in server && server.headers) out.push(...Object.values(server.headers));
-    if ("env" in server && server.env) out.push(...Object.values(server.env));
-  }
-  // Header values like "Bearer abc" leak their token alone too.
-  for (const v of [...out]) {
-    if (/\s/.test(v)) out.push(...v.split(/\s+/).filter((p) => p.length >= 8));
-  }
-  return [...new Set(out)].sort((a, b) => b.length - a.length);
 }
 
 /** Options for {@link createMcpTools}. */

@@ -1,9 +1,9 @@
 import { isBaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface, ToolRunnableConfig } from "@langchain/core/tools";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_TIMEOUT_MS, type FallbackFunction } from "../config.js";
+import { DEFAULT_TIMEOUT_MS, type FallbackFunction } from "../config/index.js";
 import type { McpToolError } from "../errors/McpToolError.js";
-import type { ModelTextOptions } from "../errors/text.js";
+import { redactError, type ModelTextOptions } from "../errors/text.js";
 import { EventHub, type McpEventListener } from "../events.js";
 import { contentText } from "../mcp/content.js";
 import { raceAbort } from "../policy/abort.js";
@@ -51,7 +51,7 @@ export function wrapTool(tool: StructuredToolInterface, options: WrapToolOptions
     resetTimeoutOnProgress: false,
     idempotent: options.idempotent ?? false,
   };
-  const events = options.onEvent ? new EventHub(options.onEvent) : undefined;
+  const events = options.onEvent ? new EventHub(options.onEvent, (error) => redactError(error, options.text)) : undefined;
   const breakerName = options.serverName ?? tool.name;
   const breaker = options.breaker instanceof CircuitBreaker ? options.breaker : new CircuitBreaker(breakerName, options.breaker, events ? breakerEvents(breakerName, (e) => events.emit(e)) : {});
 

@@ -3,18 +3,12 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { ReconnectOptions, ServerConfig } from "../config.js";
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RECONNECT, type ReconnectOptions, type ServerConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize, type ExitInfo } from "../errors/normalize.js";
 import type { McpEventListener } from "../events.js";
 import { raceAbort, sleep } from "../policy/abort.js";
 import { sseTransport, StderrTail, stdioTransport, streamableTransport, type TransportProbe } from "./transports.js";
-
-/** @default { enabled: true, minDelayMs: 100, maxDelayMs: 5000 } */
-export const DEFAULT_RECONNECT: Required<ReconnectOptions> = Object.freeze({ enabled: true, minDelayMs: 100, maxDelayMs: 5000 });
-
-/** @default 30000 */
-export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
 /** How recent a transport error must be to be reported as the cause of a close. */
 const CLOSE_CAUSE_WINDOW_MS = 1000;

@@ -21,6 +21,8 @@ export interface ToolArtifact {
   /** Every non-text block, untouched. */
   blocks?: ContentBlock[];
   _meta?: Record<string, unknown>;
+  /** The whole text, when the model's copy was cut to `maxResultLength`. */
+  text?: string;
   /** Set when a fallback answered instead of the tool. */
   fallback?: { from: string; reason: string };
 }
@@ -29,7 +31,7 @@ export interface ToolArtifact {
  * Converts a successful result. Text stays text; images become image blocks the model can
  * see; everything else is described in text and kept whole in the artifact.
  */
-export function convertResult(result: CallToolResult): ConvertedResult {
+export function convertResult(result: CallToolResult, maxLength = Number.POSITIVE_INFINITY): ConvertedResult {
   const content = result.content ?? [];
   const artifact: ToolArtifact = {};
   if (result.structuredContent) artifact.structuredContent = result.structuredContent;
@@ -41,14 +43,29 @@ export function convertResult(result: CallToolResult): ConvertedResult {
   if (!hasImage) {
     let text = contentText(content);
     if (text === "" && result.structuredContent) text = structuredText(result.structuredContent);
-    return { content: text, artifact };
+    return { content: bounded(text, maxLength, artifact), artifact };
   }
-  const blocks: ModelContentBlock[] = content.map((b) =>
-    b.type === "image"
-      ? { type: "image_url", image_url: { url: `data:${b.mimeType};base64,${b.data}` } }
-      : { type: "text", text: describeBlock(b) },
-  );
+  // Images are not text: the bound is on the text around them, shared across the blocks.
+  let budget = maxLength;
+  const blocks: ModelContentBlock[] = content.map((b) => {
+    if (b.type === "image") return { type: "image_url", image_url: { url: `data:${b.mimeType};base64,${b.data}` } };
+    const text = bounded(describeBlock(b), Math.max(0, budget), artifact);
+    budget -= text.length;
+    return { type: "text", text };
+  });
   return { content: blocks, artifact };
+}
+
+/**
+ * Text past `maxLength` is cut with a note of how much, and the whole text is kept in the
+ * artifact's `text`: the model's next call must fit its context, your code may want it all.
+ */
+function bounded(text: string, maxLength: number, artifact: ToolArtifact): string {
+  if (text.length <= maxLength) return text;
+  artifact.text = (artifact.text ?? "") + text;
+  const last = text.charCodeAt(maxLength - 1);
+  const kept = text.slice(0, last >= 0xd800 && last <= 0xdbff ? maxLength - 1 : maxLength);
+  return `${kept}… [${text.length - kept.length} more characters cut; the full result is in the tool message's artifact]`;
 }
 
 /** Structured content as text. JSON nested too deep to stringify is a bad result, not a crash. */

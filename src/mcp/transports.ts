@@ -4,7 +4,7 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { HttpServerConfig, SseServerConfig, StdioServerConfig } from "../config.js";
+import { DEFAULT_STDERR_LINES, type HttpServerConfig, type SseServerConfig, type StdioServerConfig } from "../config/index.js";
 import type { ExitInfo } from "../errors/normalize.js";
 import { parseRetryAfter } from "../errors/normalize.js";
 
@@ -23,9 +23,6 @@ export interface TransportProbe {
    */
   abandon?: (id: number) => void;
 }
-
-/** @default 20 */
-export const DEFAULT_STDERR_LINES = 20;
 
 /** Keeps the last lines of a process's stderr, bounded in lines and bytes. */
 export class StderrTail {

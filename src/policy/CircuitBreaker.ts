@@ -1,24 +1,10 @@
+import { DEFAULT_BREAKER, type BreakerOptions } from "../config/index.js";
 import { isServerFailure, McpToolError } from "../errors/McpToolError.js";
 import { decidedByCaller } from "../errors/reasons.js";
 import type { McpEvent } from "../events.js";
 import { cancelled, raceAbort, type CallContext } from "./abort.js";
 
-/** Circuit breaker options, per server or for the whole toolkit. */
-export interface BreakerOptions {
-  /** Consecutive transient failures that open the circuit. @default 5 */
-  failureThreshold?: number;
-  /** How long the circuit stays open before one call may test the server, in milliseconds. @default 30000 */
-  halfOpenAfterMs?: number;
-  /** Set to false to turn the breaker off. @default true */
-  enabled?: boolean;
-}
-
-/** @default { failureThreshold: 5, halfOpenAfterMs: 30000, enabled: true } */
-export const DEFAULT_BREAKER: Required<BreakerOptions> = Object.freeze({
-  failureThreshold: 5,
-  halfOpenAfterMs: 30_000,
-  enabled: true,
-});
+export type { BreakerOptions };
 
 export type BreakerState = "closed" | "open" | "half-open";
 
@@ -60,7 +46,7 @@ function verdictOf(error: unknown): Verdict {
  * was cancelled leaves the circuit open instead of closing it.
  */
 export class CircuitBreaker {
-  private readonly options: Required<BreakerOptions>;
+  private readonly options: typeof DEFAULT_BREAKER;
   private failures = 0;
   private open = false;
   private openedAt = 0;

@@ -1,53 +1,11 @@
 import pRetry from "p-retry";
 import { McpToolError } from "../errors/McpToolError.js";
 import { decidedByCaller } from "../errors/reasons.js";
-import { isSafeToRetry, type RetryUnknownOutcome } from "../errors/safeRepeat.js";
+import { isSafeToRetry } from "../errors/safeRepeat.js";
+import { DEFAULT_RETRY, type ResolvedRetry, type RetryOptions, type RetryUnknownOutcome } from "../config/index.js";
 import { cancelled, sleep, type CallContext } from "./abort.js";
 
-export type { RetryUnknownOutcome };
-
-/** Retry options for one tool; every field is optional and has a default. */
-export interface RetryOptions {
-  /** Retries after the first attempt. @default 2 */
-  retries?: number;
-  /** The first backoff delay, in milliseconds. @default 200 */
-  minTimeout?: number;
-  /** The longest backoff delay, and the longest Retry-After honoured, in milliseconds. @default 5000 */
-  maxTimeout?: number;
-  /** The backoff's growth per attempt. @default 2 */
-  factor?: number;
-  /** Multiply each delay by a random factor between 1 and 2. @default true */
-  randomize?: boolean;
-  /** The total time budget for all attempts and waits, in milliseconds. @default Infinity */
-  maxRetryTime?: number;
-  /**
-   * May a failure whose outcome is `unknown` (the tool may have run) be repeated?
-   * `"idempotent"`: only for tools known to be idempotent or read-only.
-   * @default "idempotent"
-   */
-  retryUnknownOutcome?: RetryUnknownOutcome;
-  /**
-   * Overrides the verdict. The default is the error's `transient` flag combined with the
-   * safe-repeat rule; `attempt` counts from 1.
-   */
-  shouldRetry?: (error: McpToolError, attempt: number) => boolean;
-  /** Domain (`isError`) failures to retry, by message pattern or predicate. Off by default. */
-  retryOnToolError?: RegExp | ((error: McpToolError) => boolean);
-}
-
-export type ResolvedRetry = Required<Omit<RetryOptions, "shouldRetry" | "retryOnToolError">> &
-  Pick<RetryOptions, "shouldRetry" | "retryOnToolError">;
-
-/** The defaults, stated once; the README's table is checked against this object by a test. */
-export const DEFAULT_RETRY: ResolvedRetry = Object.freeze({
-  retries: 2,
-  minTimeout: 200,
-  maxTimeout: 5000,
-  factor: 2,
-  randomize: true,
-  maxRetryTime: Number.POSITIVE_INFINITY,
-  retryUnknownOutcome: "idempotent" as RetryUnknownOutcome,
-});
+export type { ResolvedRetry, RetryOptions, RetryUnknownOutcome };
 
 /** The backoff before retry number `retry` (1-based), before Retry-After is considered. */
 export function backoffDelay(retry: number, options: ResolvedRetry, random: () => number = Math.random): number {

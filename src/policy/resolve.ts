@@ -1,5 +1,5 @@
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_TIMEOUT_MS, type FallbackFunction, type McpToolkitConfig, type ToolPolicy } from "../config.js";
+import { DEFAULT_TIMEOUT_MS, type FallbackFunction, type McpToolkitConfig, type ToolPolicy } from "../config/index.js";
 import { resolveRetry, type ResolvedRetry, type RetryOptions } from "./RetryPolicy.js";
 
 /** Everything the pipeline needs to run one tool, resolved once when the tool is built. */

@@ -10,9 +10,9 @@ import { McpToolError } from "../../src/errors/McpToolError.js";
 import { normalize } from "../../src/errors/normalize.js";
 import { HINTS, REASON_NAMES, type Reason } from "../../src/errors/reasons.js";
 import { REDACTED } from "../../src/errors/redact.js";
+import { DEFAULT_MAX_LENGTH } from "../../src/config/index.js";
 import {
   cleanMessage,
-  DEFAULT_MAX_LENGTH,
   handleError,
   handleResponseError,
   hintFor,

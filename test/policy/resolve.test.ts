@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RETRY, McpToolError, resolvePolicy, retryVerdict, backoffDelay, type McpToolkitConfig } from "../../src/index.js";
-import { DEFAULT_TIMEOUT_MS } from "../../src/config.js";
+import { DEFAULT_TIMEOUT_MS } from "../../src/config/index.js";
 
 const stdio = { transport: "stdio" as const, command: "x" };
 const tool = (exposedName: string, serverName = "github", mcpName = exposedName, annotations = {}) => ({ exposedName, serverName, mcpName, annotations });

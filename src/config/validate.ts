@@ -1,0 +1,73 @@
+import type { z } from "zod";
+import { isObject } from "./fields.js";
+import { McpToolkitConfigSchema, type McpToolkitConfig } from "./schema.js";
+
+/** Thrown by `McpToolkit.connect` for configuration that cannot work; the message names the field. */
+export class McpConfigError extends Error {
+  override readonly name = "McpConfigError";
+  constructor(
+    /** The dotted path of the field, as in `servers.files.command` or `servers.a.args[0]`. */
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`Invalid MCP toolkit configuration: ${field}: ${problem}`);
+  }
+}
+
+/**
+ * Rejects configuration that cannot work, naming the first field that is wrong (an unknown
+ * option included). Nothing is filled in: the caller keeps its own object, functions and
+ * clients by identity, and unset options stay unset for the layers above to decide.
+ */
+export function validateConfig(config: unknown): asserts config is McpToolkitConfig {
+  const result = McpToolkitConfigSchema.safeParse(config);
+  if (result.success) return;
+  const first = result.error.issues[0];
+  if (!first) throw new McpConfigError("config", "rejected without a reason");
+  const [path, problem] = explain(first, config, []);
+  throw new McpConfigError(path.length === 0 ? "config" : fieldName(path), problem);
+}
+
+type Path = readonly PropertyKey[];
+
+/** `servers.a.args[0]`: array indexes in brackets, every other key after a dot. */
+function fieldName(path: Path): string {
+  return path.map((key, i) => (typeof key === "number" ? `[${key}]` : `${i === 0 ? "" : "."}${String(key)}`)).join("");
+}
+
+/** The field and the problem of one issue, from the parent's path down. */
+function explain(issue: z.core.$ZodIssue, root: unknown, parent: Path): [Path, string] {
+  const path = [...parent, ...issue.path];
+  switch (issue.code) {
+    case "unrecognized_keys":
+      return [[...path, issue.keys[0] ?? ""], issue.message];
+    case "invalid_key":
+      return [path, issue.issues[0]?.message ?? issue.message];
+    case "invalid_union": {
+      const branch = meantBranch(issue.errors, valueAt(root, path));
+      const first = branch?.[0];
+      return first ? explain(first, root, path) : [path, issue.message];
+    }
+    default:
+      return [path, issue.message];
+  }
+}
+
+/**
+ * A value that fits no branch of a union is reported as the branch it meant: the one whose
+ * problems all concern keys the value has (a `client` that is not a Client), else the last
+ * (a server config is told apart by its `transport`, so a missing one is the problem to name).
+ */
+function meantBranch(branches: z.core.$ZodIssue[][], value: unknown): z.core.$ZodIssue[] | undefined {
+  const has = (issue: z.core.$ZodIssue) => {
+    const key = issue.code === "unrecognized_keys" ? issue.keys[0] : issue.path[0];
+    return isObject(value) && key !== undefined && Object.hasOwn(value, key);
+  };
+  return branches.find((issues) => issues.length > 0 && issues.every(has)) ?? branches.at(-1);
+}
+
+function valueAt(root: unknown, path: Path): unknown {
+  let value = root;
+  for (const key of path) value = isObject(value) || Array.isArray(value) ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  return value;
+}
