@@ -9,8 +9,9 @@ export { cleanMessage, hintFor, redactError, safeMessage, toModelReply, toSafeJS
 export type { ModelTextOptions } from "./errors/text.js";
 export { redact, redactValue, REDACTED } from "./errors/redact.js";
 export type { RedactOptions } from "./errors/redact.js";
-export { McpToolkit, createMcpTools } from "./langchain/McpToolkit.js";
-export type { CreateMcpToolsOptions } from "./langchain/McpToolkit.js";
+export { McpToolkit } from "./langchain/McpToolkit.js";
+export { createMcpTools } from "./langchain/createMcpTools.js";
+export type { CreateMcpToolsOptions } from "./langchain/createMcpTools.js";
 export { McpTool } from "./langchain/McpTool.js";
 export type { McpToolMetadata } from "./langchain/McpTool.js";
 export {

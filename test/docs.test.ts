@@ -101,6 +101,18 @@ describe("README", () => {
     expect(cell).toBe(`the server's \`timeoutMs\`, else the toolkit's (\`${DEFAULT_TIMEOUT_MS}\`)`);
   });
 
+  it("states wrapTool's defaults as its code applies them", async () => {
+    const paragraph = readme.split("\n").find((l) => l.startsWith("**Other entry points.**"))!;
+    expect(paragraph).toContain(`\`timeoutMs\` default \`${DEFAULT_TIMEOUT_MS}\``);
+    expect(paragraph).toContain("`idempotent` default `false`");
+    expect(paragraph).toContain('`errorMode` default `"return"`');
+    // And the code agrees: a wrapped tool that is not marked idempotent says so in its metadata.
+    const { tool } = await import("@langchain/core/tools");
+    const { wrapTool } = await import("../src/index.js");
+    const wrapped = wrapTool(tool(async () => "ok", { name: "t", description: "t" }));
+    expect(wrapped.metadata.idempotent).toBe(false);
+  });
+
   it("lists every reason of the taxonomy with its defaults", () => {
     const rows = table("reason").map((r) => r.map((c) => c.replace(/^`|`$/g, "")));
     expect(rows.map((r) => r[0])).toEqual(Object.keys(REASONS));

@@ -16,6 +16,7 @@ import { fallbackNote, type Fallback, type FallbackNote, type WithFallback } fro
 import { runPipeline } from "../policy/pipeline.js";
 import { resolvePolicy, type ResolvedPolicy, type ToolIdentity } from "../policy/resolve.js";
 import { McpTool } from "./McpTool.js";
+import { exposedNames } from "./toolNames.js";
 
 /** What the toolkit keeps per tool, resolved once when the tool is built. */
 interface ToolRuntime {
@@ -158,17 +159,12 @@ export class McpToolkit extends BaseToolkit {
       }
       for (const tool of this.connections.get(server)!.tools) incoming.push({ server, tool });
     }
-    const taken = new Set(this.tools.map((t) => t.name));
-    const counts = new Map<string, number>();
-    for (const { tool } of incoming) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
-    for (const { server, tool } of incoming) {
-      const clash = (counts.get(tool.name) ?? 0) > 1 || taken.has(safeName(tool.name));
-      const name = this.config.prefixToolNames || clash ? safeName(`${server}__${tool.name}`) : safeName(tool.name);
-      taken.add(name);
-      const made = this.makeTool(server, tool, name);
+    const names = exposedNames(incoming, new Set(this.tools.map((t) => t.name)), this.config.prefixToolNames === true);
+    incoming.forEach(({ server, tool }, i) => {
+      const made = this.makeTool(server, tool, names[i]!);
       this.tools.push(made);
-      this.toolsByName.set(name, made);
-    }
+      this.toolsByName.set(made.name, made);
+    });
   }
 
   private runtimeFor(server: string, tool: Tool, exposedName: string): ToolRuntime {
@@ -289,21 +285,3 @@ function withFallbackNote(converted: ConvertedResult, fallback: FallbackNote | u
   return [content, { ...converted.artifact, fallback: { from: fallback.from, reason: fallback.reason } }];
 }
 
-/** LangChain and model APIs accept `[A-Za-z0-9_-]{1,64}` as a tool name. */
-function safeName(name: string): string {
-  return name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
-}
-
-/** Options for {@link createMcpTools}. */
-export type CreateMcpToolsOptions = Omit<McpToolkitConfig, "servers" | "onConnectionError"> & {
-  /** The server's name in tool metadata, events and `tools` keys. @default "mcp" */
-  serverName?: string;
-  server?: Omit<ServerConfig, "transport">;
-};
-
-/** The toolkit's conversion for a client you already connected; the client stays yours to close. */
-export async function createMcpTools(client: Client, options: CreateMcpToolsOptions = {}): Promise<McpTool[]> {
-  const { serverName = "mcp", server, ...rest } = options;
-  const toolkit = await McpToolkit.connect({ ...rest, servers: { [serverName]: { ...server, client } } });
-  return toolkit.getTools();
-}
