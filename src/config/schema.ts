@@ -12,6 +12,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { McpToolError } from "../errors/McpToolError.js";
 import { isReason, type Reason } from "../errors/reasons.js";
+import { DEFAULT_MAX_LENGTH } from "../errors/text.js";
 import type { McpEventListener } from "../events.js";
 import { custom, describe, expected, flag, fn, httpUrl, isObject, nonEmptyText, number, oneOf, options, stringArray, stringRecord, text } from "./fields.js";
 
@@ -210,7 +211,7 @@ export const ErrorOptionsSchema = options({
   /** `"return"`: an error ToolMessage (or text); `"throw"`: the McpToolError itself. @default "return" */
   mode: oneOf(["return", "throw"]).default("return"),
   /** The longest message the model reads. @default 1000 */
-  maxLength: number({ min: 20, integer: true }).default(1000),
+  maxLength: number({ min: 20, integer: true }).default(DEFAULT_MAX_LENGTH),
   /** More secrets to remove from model text: exact strings or patterns. */
   redact: z
     .array(custom<string | RegExp>("a string or a RegExp", (v) => typeof v === "string" || v instanceof RegExp), { error: expected("an array of strings or RegExps") })

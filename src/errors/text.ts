@@ -1,10 +1,16 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_MAX_LENGTH } from "../config/index.js";
 import { fromResult } from "./fromResult.js";
 import { McpToolError, type McpToolErrorJSON } from "./McpToolError.js";
 import { normalize, stripMcpPrefix } from "./normalize.js";
 import { decidedByCaller, HINTS, isReason, REASONS, type HintKey } from "./reasons.js";
 import { exactValues, longestSecret, MIN_SECRET_LENGTH, redact, redactExact, redactValue, type RedactOptions } from "./redact.js";
+
+/**
+ * The longest message the model reads, in characters. The configuration schema reads it as
+ * the default of `errors.maxLength`, so errors/ depends on nothing above it.
+ * @default 1000
+ */
+export const DEFAULT_MAX_LENGTH = 1000;
 
 /** Options for the text a model reads. */
 export interface ModelTextOptions extends RedactOptions {

@@ -85,10 +85,10 @@ describe("redaction of what the configuration sends", () => {
     cleanups.push(() => http.close());
     http.failNext(401, { body: `invalid token ${token}` });
     const events: McpEvent[] = [];
-    const error = await McpToolkit.connect({
+    const error = (await McpToolkit.connect({
       servers: { remote: { transport: "http", url: http.url.href, headers: { Authorization: `Bearer ${token}` } } },
       onEvent: (e) => events.push(e),
-    }).catch((e: unknown) => e as McpToolError);
+    }).catch((e: unknown) => e)) as McpToolError;
     expect(error).toMatchObject({ reason: "unauthorized" });
     expect(error.message).toContain("invalid token [REDACTED]");
     const event = events.find((e) => e.type === "error");
