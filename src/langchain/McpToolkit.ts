@@ -231,7 +231,7 @@ export class McpToolkit extends BaseToolkit {
       {
         context,
         policy,
-        attempt: (scope, n) => callToolOnce(target, args, scope, n, context, signal),
+        attempt: (scope, n, meta) => callToolOnce(target, args, scope, n, context, signal, meta),
         breaker: this.breakers.get(identity.serverName)!,
         // A fallback's own call runs under its server's policy and breaker, and never falls back again.
         ...(nested ? { report: false } : { fallback: this.fallbackFor(runtime, args) }),

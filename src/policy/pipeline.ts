@@ -8,8 +8,21 @@ import type { ResolvedPolicy } from "./resolve.js";
 import { runWithRetry } from "./RetryPolicy.js";
 import { AttemptScope } from "./TimeoutPolicy.js";
 
-/** One attempt at the call, under its scope: `scope.signal` aborts on our timeout or the caller's abort. */
-export type Attempt<T> = (scope: AttemptScope, attemptNumber: number) => Promise<T>;
+/**
+ * One attempt at the call, under its scope: `scope.signal` aborts on our timeout or the
+ * caller's abort. `meta` holds entries to send in the request's `_meta` (trace context).
+ */
+export type Attempt<T> = (scope: AttemptScope, attemptNumber: number, meta: Record<string, string> | undefined) => Promise<T>;
+
+/**
+ * Wraps a call and each of its attempts, for tracing: whatever runs inside `run` runs in the
+ * instrumentation's context (a span), and an attempt is handed the `_meta` entries to send.
+ * Without one, nothing is wrapped.
+ */
+export interface Instrumentation {
+  call<T>(context: CallContext, run: () => Promise<T>): Promise<T>;
+  attempt<T>(context: CallContext, attemptNumber: number, run: (meta: Record<string, string> | undefined) => Promise<T>): Promise<T>;
+}
 
 /** Everything one call runs under. The same pipeline serves McpToolkit's tools and `wrapTool`. */
 export interface PipelineSpec<T> {
@@ -23,6 +36,7 @@ export interface PipelineSpec<T> {
   breaker?: CircuitBreaker;
   fallback?: Fallback<T>;
   events?: EventHub;
+  instrument?: Instrumentation;
   /** Report `call`, `success` and `error` for this call; off for a fallback's inner call. @default true */
   report?: boolean;
 }
@@ -33,7 +47,12 @@ export interface PipelineSpec<T> {
  * once as `cancelled` wherever the call waits. Rejects with an McpToolError made for this
  * call alone.
  */
-export async function runPipeline<T>(spec: PipelineSpec<T>, signal?: AbortSignal): Promise<WithFallback<T>> {
+export function runPipeline<T>(spec: PipelineSpec<T>, signal?: AbortSignal): Promise<WithFallback<T>> {
+  const instrument = spec.instrument;
+  return instrument ? instrument.call(spec.context, () => runCall(spec, signal, instrument)) : runCall(spec, signal, undefined);
+}
+
+async function runCall<T>(spec: PipelineSpec<T>, signal: AbortSignal | undefined, instrument: Instrumentation | undefined): Promise<WithFallback<T>> {
   const { context, policy, events } = spec;
   const report = spec.report !== false && events !== undefined;
   const started = performance.now();
@@ -44,7 +63,7 @@ export async function runPipeline<T>(spec: PipelineSpec<T>, signal?: AbortSignal
     attempts = n;
     const scope = new AttemptScope(policy, signal);
     try {
-      return await spec.attempt(scope, n);
+      return await (instrument ? instrument.attempt(context, n, (meta) => spec.attempt(scope, n, meta)) : spec.attempt(scope, n, undefined));
     } catch (error) {
       // An attempt classifies its own failures; anything else is a bug we still report well.
       throw error instanceof McpToolError ? error : normalize(error, { ...context, attempts: n });
