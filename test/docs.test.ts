@@ -14,6 +14,7 @@ import {
   HttpServerConfigSchema,
   McpToolkitConfigSchema,
   ReconnectOptionsSchema,
+  RetryBudgetOptionsSchema,
   RetryOptionsSchema,
   ServerOptionsSchema,
   SseServerConfigSchema,
@@ -72,6 +73,7 @@ function serverOptions(): Documented {
 const TABLES: [header: string, options: Documented][] = [
   ["retry option", documented(RetryOptionsSchema.out)],
   ["breaker option", documented(BreakerOptionsSchema)],
+  ["retry budget option", documented(RetryBudgetOptionsSchema)],
   ["tool policy option", documented(ToolPolicySchema)],
   ["toolkit option", documented(McpToolkitConfigSchema, { errors: ErrorOptionsSchema })],
   ["server option", serverOptions()],

@@ -32,6 +32,8 @@ export function custom<T>(what: string, test: (value: unknown) => boolean): z.Zo
 export interface NumberRule {
   /** @default 0 */
   min?: number;
+  /** @default Infinity */
+  max?: number;
   /** Whole numbers only. @default false */
   integer?: boolean;
   /** `Infinity` is allowed (as "no limit"). @default false */
@@ -42,10 +44,11 @@ export interface NumberRule {
  * A number ≥ `min`. Not `z.number()`, which rejects `Infinity`: several limits take it to mean
  * "none", and the message should read the same whichever way a number is wrong.
  */
-export function number({ min = 0, integer = false, infinite = false }: NumberRule = {}): z.ZodCustom<number, number> {
+export function number({ min = 0, max = Number.POSITIVE_INFINITY, integer = false, infinite = false }: NumberRule = {}): z.ZodCustom<number, number> {
+  const range = max === Number.POSITIVE_INFINITY ? `≥ ${min}` : `from ${min} to ${max}`;
   return custom<number>(
-    `${integer ? "a whole number" : "a number"} ≥ ${min}`,
-    (v) => typeof v === "number" && v >= min && (Number.isFinite(v) ? !integer || Number.isInteger(v) : infinite && v === Number.POSITIVE_INFINITY),
+    `${integer ? "a whole number" : "a number"} ${range}`,
+    (v) => typeof v === "number" && v >= min && v <= max && (Number.isFinite(v) ? !integer || Number.isInteger(v) : infinite && v === Number.POSITIVE_INFINITY),
   );
 }
 

@@ -8,6 +8,7 @@ import {
   ErrorOptionsSchema,
   McpToolkitConfigSchema,
   ReconnectOptionsSchema,
+  RetryBudgetOptionsSchema,
   RetryOptionsSchema,
   ServerOptionsSchema,
   StdioServerConfigSchema,
@@ -15,6 +16,7 @@ import {
 } from "./schema.js";
 
 export {
+  RetryBudgetOptionsSchema,
   BreakerOptionsSchema,
   ClientServerConfigSchema,
   ErrorOptionsSchema,
@@ -38,6 +40,7 @@ export type {
   McpToolkitConfig,
   ReconnectOptions,
   ResolvedRetry,
+  RetryBudgetOptions,
   RetryOptions,
   RetryUnknownOutcome,
   ServerConfig,
@@ -70,6 +73,8 @@ export function defaultsOf<S extends Shape>(schema: { shape: S }): Readonly<{ [K
 export const DEFAULT_RETRY = defaultsOf(RetryOptionsSchema.out);
 /** What an empty breaker configuration means. */
 export const DEFAULT_BREAKER = defaultsOf(BreakerOptionsSchema);
+/** What an empty retry budget configuration means. */
+export const DEFAULT_RETRY_BUDGET = defaultsOf(RetryBudgetOptionsSchema);
 /** What an empty reconnect configuration means. */
 export const DEFAULT_RECONNECT = defaultsOf(ReconnectOptionsSchema);
 /** A server's defaults: `trustAnnotations`, `connectTimeoutMs`, `exposeTools`. */

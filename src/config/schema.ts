@@ -67,10 +67,32 @@ export const BreakerOptionsSchema = options({
   failureThreshold: number({ min: 1, integer: true }).default(5),
   /** How long the circuit stays open before one call may test the server, in milliseconds. @default 30000 */
   halfOpenAfterMs: number().default(30_000),
+  /**
+   * Spread of the open period: each opening lasts `halfOpenAfterMs` times a random factor
+   * between 1 and 1 + this, so many processes that opened together do not all test at once.
+   * @default 0.2
+   */
+  halfOpenJitter: number({ max: 1 }).default(0.2),
   /** Set to false to turn the breaker off. @default true */
   enabled: flag().default(true),
 });
 export interface BreakerOptions extends z.input<typeof BreakerOptionsSchema> {}
+
+/**
+ * A server's retry budget: retries may be at most `ratio` of the attempts sent to it in the
+ * last `windowMs`, plus `minRetries`, so that an outage does not multiply the load on it.
+ */
+export const RetryBudgetOptionsSchema = options({
+  /** Retries allowed per attempt sent, over the window. @default 0.2 */
+  ratio: number({ max: 1 }).default(0.2),
+  /** Retries always allowed in a window, whatever the ratio. @default 10 */
+  minRetries: number({ integer: true }).default(10),
+  /** How far back attempts and retries are counted, in milliseconds. @default 10000 */
+  windowMs: number({ min: 100 }).default(10_000),
+  /** Set to false to turn the budget off. @default true */
+  enabled: flag().default(true),
+});
+export interface RetryBudgetOptions extends z.input<typeof RetryBudgetOptionsSchema> {}
 
 /** Reconnection after a closed connection, an exited process or an expired session. */
 export const ReconnectOptionsSchema = options({
@@ -107,6 +129,8 @@ const serverOptions = {
   retry: RetryOptionsSchema.optional(),
   /** This server's circuit breaker, over the toolkit's. */
   breaker: BreakerOptionsSchema.optional(),
+  /** This server's retry budget, over the toolkit's. */
+  retryBudget: RetryBudgetOptionsSchema.optional(),
   /** Reconnection after the connection is lost; a `client` you connected is never reconnected. */
   reconnect: ReconnectOptionsSchema.optional(),
   /** How long connecting (and re-connecting) may take, in milliseconds. @default 30000 */
@@ -239,6 +263,8 @@ export const McpToolkitConfigSchema = options({
   retry: RetryOptionsSchema.optional(),
   /** The circuit breaker for every server, under a server's own. */
   breaker: BreakerOptionsSchema.optional(),
+  /** The retry budget for every server, under a server's own. */
+  retryBudget: RetryBudgetOptionsSchema.optional(),
   /** Per-attempt timeout for every tool, in milliseconds, under server and tool policies. @default 30000 */
   timeoutMs: number({ min: 1 }).default(30_000),
   /**

@@ -53,6 +53,11 @@ export interface ReasonInfo {
    * `shouldRetry` says), never answered by a fallback, never counted by the breaker.
    */
   readonly byCaller: boolean;
+  /**
+   * Decided by one of our own guards (the circuit breaker) without asking the server: a repeat
+   * within the same call would meet the same guard, so it is never retried there.
+   */
+  readonly byGuard: boolean;
 }
 
 const reason = (
@@ -61,8 +66,8 @@ const reason = (
   outcome: Outcome,
   label: string,
   hint: HintKey,
-  facts: { connection?: ConnectionEffect; byCaller?: boolean } = {},
-): ReasonInfo => ({ kind, transient, outcome, label, hint, connection: facts.connection ?? "kept", byCaller: facts.byCaller ?? false });
+  facts: { connection?: ConnectionEffect; byCaller?: boolean; byGuard?: boolean } = {},
+): ReasonInfo => ({ kind, transient, outcome, label, hint, connection: facts.connection ?? "kept", byCaller: facts.byCaller ?? false, byGuard: facts.byGuard ?? false });
 
 /** Every reason this library produces, with its default verdict. */
 export const REASONS = {
@@ -98,7 +103,7 @@ export const REASONS = {
   invalid_result: reason("client", false, "executed", "invalid result from the server", "bad_result"),
   output_schema_mismatch: reason("client", false, "executed", "result does not match the output schema", "bad_result"),
   capability_missing: reason("client", false, "not_sent", "capability not supported by the server", "use_another_tool"),
-  circuit_open: reason("client", true, "not_sent", "circuit open: the server is failing", "try_later"),
+  circuit_open: reason("client", true, "not_sent", "circuit open: the server is failing", "try_later", { byGuard: true }),
 
   // Domain: the tool ran and answered `isError: true`.
   tool_not_found: reason("domain", false, "not_sent", "tool not found", "stale_tool_list"),

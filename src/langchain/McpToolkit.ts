@@ -13,7 +13,9 @@ import { Connection } from "../mcp/Connection.js";
 import { convertResult, type ConvertedResult } from "../mcp/content.js";
 import { breakerEvents, CircuitBreaker, type BreakerState } from "../policy/CircuitBreaker.js";
 import { fallbackNote, type Fallback, type FallbackNote, type WithFallback } from "../policy/FallbackPolicy.js";
-import { runPipeline } from "../policy/pipeline.js";
+import { runPipeline, type ServerGuards } from "../policy/pipeline.js";
+import { RetryAfterGate } from "../policy/RetryAfterGate.js";
+import { RetryBudget } from "../policy/RetryBudget.js";
 import { resolvePolicy, type ResolvedPolicy, type ToolIdentity } from "../policy/resolve.js";
 import { McpTool } from "./McpTool.js";
 import { exposedNames } from "./toolNames.js";
@@ -38,7 +40,7 @@ export class McpToolkit extends BaseToolkit {
   tools: McpTool[] = [];
   private readonly toolsByName = new Map<string, McpTool>();
   private readonly connections = new Map<string, Connection>();
-  private readonly breakers = new Map<string, CircuitBreaker>();
+  private readonly guards = new Map<string, Required<ServerGuards>>();
   private readonly runtimes = new Map<string, ToolRuntime>();
   private readonly byName = new Map<string, ToolRuntime>();
   private readonly pending = new Set<string>();
@@ -55,7 +57,11 @@ export class McpToolkit extends BaseToolkit {
     const clientInfo = config.clientInfo ?? DEFAULT_CLIENT_INFO;
     for (const [name, server] of Object.entries(config.servers)) {
       this.connections.set(name, new Connection(name, server, clientInfo, emit));
-      this.breakers.set(name, new CircuitBreaker(name, { ...config.breaker, ...server.breaker }, breakerEvents(name, emit)));
+      this.guards.set(name, {
+        breaker: new CircuitBreaker(name, { ...config.breaker, ...server.breaker }, breakerEvents(name, emit)),
+        gate: new RetryAfterGate(name),
+        budget: new RetryBudget({ ...config.retryBudget, ...server.retryBudget }),
+      });
     }
   }
 
@@ -105,7 +111,7 @@ export class McpToolkit extends BaseToolkit {
 
   /** A server's circuit: `"closed"` (calls flow), `"open"` (calls fail fast) or `"half-open"` (one call tests it). */
   circuitState(serverName: string): BreakerState | undefined {
-    return this.breakers.get(serverName)?.state;
+    return this.guards.get(serverName)?.breaker.state;
   }
 
   /** Servers that failed to connect and are waiting to be tried again. */
@@ -232,7 +238,7 @@ export class McpToolkit extends BaseToolkit {
         context,
         policy,
         attempt: (scope, n, meta) => callToolOnce(target, args, scope, n, context, signal, meta),
-        breaker: this.breakers.get(identity.serverName)!,
+        guards: this.guards.get(identity.serverName)!,
         // A fallback's own call runs under its server's policy and breaker, and never falls back again.
         ...(nested ? { report: false } : { fallback: this.fallbackFor(runtime, args) }),
         events: this.events,

@@ -24,7 +24,7 @@ export interface WrapToolOptions {
   /**
    * The circuit breaker: options for one of its own, or a `CircuitBreaker` shared by several
    * wrapped tools of one server.
-   * @default { failureThreshold: 5, halfOpenAfterMs: 30000, enabled: true }
+   * @default the breaker defaults: { failureThreshold: 5, halfOpenAfterMs: 30000, halfOpenJitter: 0.2, enabled: true }
    */
   breaker?: BreakerOptions | CircuitBreaker;
   /** Answers instead when the tool fails transiently after its retries, or its circuit is open. */
@@ -79,7 +79,7 @@ export function wrapTool(tool: StructuredToolInterface, options: WrapToolOptions
         context,
         policy,
         attempt: (scope, n) => attempt(args, config, scope, n),
-        breaker,
+        guards: { breaker },
         ...(options.fallback ? { fallback: functionFallback(options.fallback, args) } : {}),
         ...(events ? { events } : {}),
       },

@@ -12,7 +12,19 @@ export interface BreakerHooks {
   onOpen?: (lastError: McpToolError | undefined) => void;
   onHalfOpen?: () => void;
   onClose?: () => void;
+  /**
+   * Failures with the same key count once: every call in flight on a connection that died
+   * fails with it, and that is one piece of evidence about the server, not six.
+   */
+  failureKey?: (error: McpToolError) => string | undefined;
+  /** For tests: the random factor behind the jitter. @default Math.random */
+  random?: () => number;
+  /** For tests: the clock, in milliseconds. @default performance.now */
+  now?: () => number;
 }
+
+/** How many recent failure keys are remembered. */
+const KEYS_KEPT = 32;
 
 /** Hooks that report a breaker's changes as `circuit_open`, `half_open` and `circuit_close` events. */
 export function breakerEvents(serverName: string, emit: (event: McpEvent) => void): BreakerHooks {
@@ -37,9 +49,10 @@ function verdictOf(error: unknown): Verdict {
 }
 
 /**
- * One server's consecutive-failure breaker. While open, `execute` rejects at once with
- * `circuit_open` (transient, `not_sent`) without touching the server; after
- * `halfOpenAfterMs` one call tests the server while the others wait for its verdict.
+ * One server's consecutive-failure breaker, consulted before every attempt. While open,
+ * `execute` rejects at once with `circuit_open` (transient, `not_sent`) without touching the
+ * server; after `halfOpenAfterMs` (spread by `halfOpenJitter`) one attempt tests the server
+ * while the others wait for its verdict.
  *
  * Written here rather than taken from cockatiel, whose breaker cannot do two things this one
  * must: callers waiting for a half-open test stop at their own signal, and a test call that
@@ -48,8 +61,10 @@ function verdictOf(error: unknown): Verdict {
 export class CircuitBreaker {
   private readonly options: typeof DEFAULT_BREAKER;
   private failures = 0;
+  private readonly counted: string[] = [];
   private open = false;
   private openedAt = 0;
+  private openFor = 0;
   private test: Promise<unknown> | undefined;
   private lastError: McpToolError | undefined;
 
@@ -59,6 +74,10 @@ export class CircuitBreaker {
     private readonly hooks: BreakerHooks = {},
   ) {
     this.options = { ...DEFAULT_BREAKER, ...options };
+  }
+
+  private now(): number {
+    return this.hooks.now?.() ?? performance.now();
   }
 
   get state(): BreakerState {
@@ -80,7 +99,7 @@ export class CircuitBreaker {
         continue;
       }
       if (!this.open) return this.run(fn);
-      if (performance.now() - this.openedAt < this.options.halfOpenAfterMs) throw this.refusal(context);
+      if (this.now() - this.openedAt < this.openFor) throw this.refusal(context);
       return this.runTest(fn);
     }
   }
@@ -93,7 +112,7 @@ export class CircuitBreaker {
     } catch (error) {
       const verdict = verdictOf(error);
       if (verdict === "healthy") this.failures = 0;
-      else if (verdict === "failure") {
+      else if (verdict === "failure" && this.isNewEvidence(error as McpToolError)) {
         this.lastError = error as McpToolError;
         if (++this.failures >= this.options.failureThreshold && !this.open) this.trip();
       }
@@ -130,9 +149,20 @@ export class CircuitBreaker {
     return test;
   }
 
+  /** Is this failure new evidence, or another call's view of a failure already counted? */
+  private isNewEvidence(error: McpToolError): boolean {
+    const key = this.hooks.failureKey?.(error);
+    if (key === undefined) return true;
+    if (this.counted.includes(key)) return false;
+    this.counted.push(key);
+    if (this.counted.length > KEYS_KEPT) this.counted.shift();
+    return true;
+  }
+
   private trip(): void {
     this.open = true;
-    this.openedAt = performance.now();
+    this.openedAt = this.now();
+    this.openFor = this.options.halfOpenAfterMs * (1 + (this.hooks.random ?? Math.random)() * this.options.halfOpenJitter);
     this.hooks.onOpen?.(this.lastError);
   }
 

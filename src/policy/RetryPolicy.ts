@@ -1,9 +1,10 @@
 import pRetry from "p-retry";
 import { McpToolError } from "../errors/McpToolError.js";
-import { decidedByCaller } from "../errors/reasons.js";
+import { reasonInfo } from "../errors/reasons.js";
 import { isSafeToRetry } from "../errors/safeRepeat.js";
 import { DEFAULT_RETRY, type ResolvedRetry, type RetryOptions, type RetryUnknownOutcome } from "../config/index.js";
 import { cancelled, sleep, type CallContext } from "./abort.js";
+import type { RetryBudget } from "./RetryBudget.js";
 
 export type { ResolvedRetry, RetryOptions, RetryUnknownOutcome };
 
@@ -22,7 +23,8 @@ const alwaysTrue = (): boolean => true;
  * everything else follows the safe-repeat rule.
  */
 export function retryVerdict(error: McpToolError, attempt: number, idempotent: boolean, options: ResolvedRetry): boolean {
-  if (decidedByCaller(error.reason)) return false;
+  const facts = reasonInfo(error.reason);
+  if (facts.byCaller || facts.byGuard) return false;
   if (options.shouldRetry) return options.shouldRetry(error, attempt);
   const rule = options.retryOnToolError;
   // The tool ran and reported failure, and the policy asks for exactly this answer to be retried.
@@ -38,6 +40,8 @@ export interface RetryHooks {
   context: CallContext;
   /** Called before each wait, with the chosen delay. */
   onRetry?: (error: McpToolError, attempt: number, delayMs: number) => void;
+  /** The server's retry budget: a retry it refuses is not made. */
+  budget?: RetryBudget;
 }
 
 /**
@@ -103,6 +107,10 @@ export async function runWithRetry<T>(
           const remaining = options.maxRetryTime - (performance.now() - started);
           if (delay >= remaining) {
             giveUpNote = `The retry time budget (${options.maxRetryTime} ms) is spent.`;
+            return false;
+          }
+          if (hooks.budget && !hooks.budget.tryRetry()) {
+            giveUpNote = "The server's retry budget is spent: too many calls to it are failing.";
             return false;
           }
           hooks.onRetry?.(e, attemptNumber, delay);

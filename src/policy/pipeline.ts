@@ -5,6 +5,8 @@ import type { CallContext } from "./abort.js";
 import type { CircuitBreaker } from "./CircuitBreaker.js";
 import { runWithFallback, type Fallback, type WithFallback } from "./FallbackPolicy.js";
 import type { ResolvedPolicy } from "./resolve.js";
+import type { RetryAfterGate } from "./RetryAfterGate.js";
+import type { RetryBudget } from "./RetryBudget.js";
 import { runWithRetry } from "./RetryPolicy.js";
 import { AttemptScope } from "./TimeoutPolicy.js";
 
@@ -24,6 +26,15 @@ export interface Instrumentation {
   attempt<T>(context: CallContext, attemptNumber: number, run: (meta: Record<string, string> | undefined) => Promise<T>): Promise<T>;
 }
 
+/** What protects one server from its callers: each is consulted before every attempt. */
+export interface ServerGuards {
+  breaker?: CircuitBreaker;
+  /** The server's own Retry-After, kept for all its calls. */
+  gate?: RetryAfterGate;
+  /** Caps retries to a fraction of the attempts sent to the server. */
+  budget?: RetryBudget;
+}
+
 /** Everything one call runs under. The same pipeline serves McpToolkit's tools and `wrapTool`. */
 export interface PipelineSpec<T> {
   context: CallContext;
@@ -33,7 +44,8 @@ export interface PipelineSpec<T> {
    * known about the failure (our timer, the caller's abort, the connection's state).
    */
   attempt: Attempt<T>;
-  breaker?: CircuitBreaker;
+  /** The server's guards, consulted before every attempt. */
+  guards?: ServerGuards;
   fallback?: Fallback<T>;
   events?: EventHub;
   instrument?: Instrumentation;
@@ -42,10 +54,12 @@ export interface PipelineSpec<T> {
 }
 
 /**
- * One call through the policies, outermost first: fallback → circuit breaker → retry →
- * timeout → the attempt. The caller's signal reaches every stage, so an abort settles at
- * once as `cancelled` wherever the call waits. Rejects with an McpToolError made for this
- * call alone.
+ * One call through the policies, outermost first: fallback → retry → the server's guards
+ * (its Retry-After, its circuit breaker) → timeout → the attempt. The guards are consulted
+ * before every attempt, so a circuit that opens during a call's retries stops them, and a
+ * half-open test is a single attempt. The caller's signal reaches every stage, so an abort
+ * settles at once as `cancelled` wherever the call waits. Rejects with an McpToolError made
+ * for this call alone.
  */
 export function runPipeline<T>(spec: PipelineSpec<T>, signal?: AbortSignal): Promise<WithFallback<T>> {
   const instrument = spec.instrument;
@@ -54,35 +68,42 @@ export function runPipeline<T>(spec: PipelineSpec<T>, signal?: AbortSignal): Pro
 
 async function runCall<T>(spec: PipelineSpec<T>, signal: AbortSignal | undefined, instrument: Instrumentation | undefined): Promise<WithFallback<T>> {
   const { context, policy, events } = spec;
+  const { breaker, gate, budget } = spec.guards ?? {};
   const report = spec.report !== false && events !== undefined;
   const started = performance.now();
   if (report) events.emit({ type: "call", ...context });
   let attempts = 0;
 
-  const attempt = async (n: number): Promise<T> => {
-    attempts = n;
+  const timed = async (n: number): Promise<T> => {
+    budget?.noteAttempt();
     const scope = new AttemptScope(policy, signal);
     try {
       return await (instrument ? instrument.attempt(context, n, (meta) => spec.attempt(scope, n, meta)) : spec.attempt(scope, n, undefined));
-    } catch (error) {
+    } catch (thrown) {
       // An attempt classifies its own failures; anything else is a bug we still report well.
-      throw error instanceof McpToolError ? error : normalize(error, { ...context, attempts: n });
+      const error = thrown instanceof McpToolError ? thrown : normalize(thrown, { ...context, attempts: n });
+      gate?.note(error);
+      throw error;
     } finally {
       scope.dispose();
     }
+  };
+  const attempt = async (n: number): Promise<T> => {
+    attempts = n;
+    if (gate) await gate.pass(policy.retry.maxTimeout, signal, context);
+    return breaker ? breaker.execute(() => timed(n), signal, context) : timed(n);
   };
   const retried = () =>
     runWithRetry(attempt, policy.retry, {
       ...(signal ? { signal } : {}),
       idempotent: policy.idempotent,
       context,
+      ...(budget ? { budget } : {}),
       ...(events ? { onRetry: (error, n, delayMs) => events.emit({ type: "retry", ...context, attempt: n, delayMs, error }) } : {}),
     });
-  const breaker = spec.breaker;
-  const guarded = breaker ? () => breaker.execute(retried, signal, context) : retried;
 
   try {
-    const out = await runWithFallback(guarded, spec.fallback, signal);
+    const out = await runWithFallback(retried, spec.fallback, signal);
     if (out.fallback && events) events.emit({ type: "fallback", ...context, error: out.fallback.error, fallback: out.fallback.name });
     if (report) events.emit({ type: "success", ...context, attempts: Math.max(attempts, 1), durationMs: performance.now() - started });
     return out;

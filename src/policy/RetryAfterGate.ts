@@ -1,0 +1,49 @@
+import { McpToolError } from "../errors/McpToolError.js";
+import { cancelled, sleep, type CallContext } from "./abort.js";
+
+/**
+ * A server's own wait signal, kept for all its calls: once it answers with Retry-After (a 429
+ * or 503, or a JSON-RPC error with `data.retryAfter`), no call goes to it until the wait is
+ * over. A call that may wait that long (the wait is within its retry policy's `maxTimeout`)
+ * waits; any other fails at once with `rate_limited` (`not_sent`) and the remaining wait, so
+ * the next call does not hit the server again, as it did when only the call that received
+ * the signal honoured it.
+ */
+export class RetryAfterGate {
+  private until = 0;
+
+  constructor(
+    readonly serverName: string,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** The wait still to run, in milliseconds (0 when calls may go). */
+  get remainingMs(): number {
+    return Math.max(0, this.until - this.now());
+  }
+
+  /** Keeps the server's wait hint from a failure that carries one. */
+  note(error: McpToolError): void {
+    if (error.retryAfterMs === undefined || error.retryAfterMs <= 0) return;
+    if (error.reason !== "rate_limited" && error.reason !== "service_unavailable") return;
+    this.until = Math.max(this.until, this.now() + error.retryAfterMs);
+  }
+
+  /** Before an attempt: passes at once, waits out a wait of at most `maxWaitMs`, or refuses. */
+  async pass(maxWaitMs: number, signal: AbortSignal | undefined, context: CallContext): Promise<void> {
+    const remaining = this.remainingMs;
+    if (remaining === 0) return;
+    if (remaining > maxWaitMs) {
+      throw McpToolError.of(
+        "rate_limited",
+        `Server '${this.serverName}' asked callers to wait; ${Math.ceil(remaining / 1000)} s of that wait remain, longer than the retry policy allows (${maxWaitMs} ms).`,
+        { ...context, serverName: this.serverName, retryAfterMs: Math.ceil(remaining) },
+      );
+    }
+    try {
+      await sleep(remaining, signal);
+    } catch (reason) {
+      throw cancelled(context, reason, "not_sent");
+    }
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The server's guards, consulted before every attempt: the breaker (so a dead server costs
+ * `failureThreshold` attempts, not that many calls' worth of retries), the server's own
+ * Retry-After kept for all its calls, and a retry budget.
+ */
+import { describe, expect, it } from "vitest";
+import { McpToolError, McpToolkit, type McpEvent } from "../../src/index.js";
+import { CircuitBreaker } from "../../src/policy/CircuitBreaker.js";
+import { RetryBudget } from "../../src/policy/RetryBudget.js";
+import { closeAfterEach } from "../servers/cleanups.js";
+import { startHttpFixture } from "../servers/http.js";
+
+const cleanups = closeAfterEach();
+const context = { toolName: "t", serverName: "s" };
+const failing = () => Promise.reject(McpToolError.of("service_unavailable", "HTTP 503", { status: 503 }));
+
+async function remote(config: Record<string, unknown> = {}) {
+  const events: McpEvent[] = [];
+  const http = await startHttpFixture();
+  const toolkit = await McpToolkit.connect({
+    servers: { remote: { transport: "http", url: http.url.href } },
+    retry: { retries: 2, minTimeout: 1, maxTimeout: 2000, randomize: false },
+    onEvent: (e) => events.push(e),
+    ...config,
+  });
+  cleanups.push(() => http.close(), () => toolkit.close());
+  return { http, toolkit, events, echo: toolkit.getTool("echo")! };
+}
+
+describe("the breaker before every attempt", () => {
+  it("opens after failureThreshold attempts, even within one call's retries, and stops them", async () => {
+    const { http, toolkit, echo } = await remote({ breaker: { failureThreshold: 2, halfOpenAfterMs: 60_000 } });
+    http.failNext(503, { count: 100 });
+    const posts = http.posts;
+    expect(await echo.invoke({ text: "x" })).toContain("(circuit_open)");
+    // Two attempts reached the server; the third met the open circuit instead of a third 503.
+    expect(http.posts - posts).toBe(2);
+    expect(toolkit.circuitState("remote")).toBe("open");
+    expect(await echo.invoke({ text: "x" })).toContain("(circuit_open)");
+    expect(http.posts - posts).toBe(2);
+  });
+
+  it("tests a half-open server with a single attempt", async () => {
+    const { http, echo, events } = await remote({ breaker: { failureThreshold: 1, halfOpenAfterMs: 200, halfOpenJitter: 0 } });
+    http.failNext(503, { count: 100 });
+    expect(await echo.invoke({ text: "x" })).toContain("(circuit_open)");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const posts = http.posts;
+    expect(await echo.invoke({ text: "x" })).toContain("(circuit_open)");
+    expect(http.posts - posts).toBe(1);
+    expect(events.filter((e) => e.type === "half_open")).toHaveLength(1);
+  });
+
+  it("spreads the open period by its jitter", async () => {
+    let now = 0;
+    const breaker = new CircuitBreaker("s", { failureThreshold: 1, halfOpenAfterMs: 1000, halfOpenJitter: 0.2 }, { random: () => 0.5, now: () => now });
+    await breaker.execute(failing, undefined, context).catch(() => undefined);
+    now = 1099;
+    await expect(breaker.execute(() => Promise.resolve("ok"), undefined, context)).rejects.toMatchObject({ reason: "circuit_open" });
+    now = 1100;
+    await expect(breaker.execute(() => Promise.resolve("ok"), undefined, context)).resolves.toBe("ok");
+    expect(breaker.state).toBe("closed");
+  });
+
+  it("counts failures that share a key once: one connection death, many calls in flight", async () => {
+    const breaker = new CircuitBreaker("s", { failureThreshold: 2 }, { failureKey: () => "generation-1" });
+    for (let i = 0; i < 6; i++) await breaker.execute(failing, undefined, context).catch(() => undefined);
+    expect(breaker.state).toBe("closed");
+  });
+});
+
+describe("the server's Retry-After, kept for all its calls", () => {
+  it("fails the next call at once while a long wait runs, without touching the server", async () => {
+    const { http, echo } = await remote();
+    http.failNext(429, { retryAfter: "120" });
+    expect(await echo.invoke({ text: "x" })).toContain("(rate_limited)");
+    const posts = http.posts;
+    const text = String(await echo.invoke({ text: "x" }));
+    expect(text).toContain("(rate_limited)");
+    expect(text).toMatch(/asked callers to wait; 1[12]\d s of that wait remain/);
+    expect(http.posts).toBe(posts);
+  });
+
+  it("makes the next call wait out a short wait before it goes", async () => {
+    const { http, echo } = await remote({ retry: { retries: 0, maxTimeout: 5000 } });
+    http.failNext(429, { retryAfter: "1" });
+    expect(await echo.invoke({ text: "first" })).toContain("(rate_limited)");
+    const askedAt = performance.now();
+    const posts = http.posts;
+    expect(await echo.invoke({ text: "second" })).toBe("second");
+    // Sent once, and not before the server's second was over (a lower bound cannot flake).
+    expect(http.posts - posts).toBe(1);
+    expect(performance.now() - askedAt).toBeGreaterThanOrEqual(900);
+  });
+});
+
+describe("the retry budget", () => {
+  it("allows retries up to its floor plus its ratio of the attempts in the window", () => {
+    let now = 0;
+    const budget = new RetryBudget({ ratio: 0.2, minRetries: 2, windowMs: 1000 }, () => now);
+    for (let i = 0; i < 10; i++) budget.noteAttempt();
+    const granted = Array.from({ length: 10 }, () => budget.tryRetry()).filter(Boolean).length;
+    expect(granted).toBe(4);
+    now = 1100; // the window has passed: the floor is back
+    expect(budget.tryRetry()).toBe(true);
+  });
+
+  it("keeps an outage from multiplying the load: calls to a dead server stop retrying", async () => {
+    const { http, echo } = await remote({ breaker: { enabled: false }, retryBudget: { ratio: 0.1, minRetries: 2 } });
+    http.failNext(503, { count: 1000 });
+    const posts = http.posts;
+    for (let i = 0; i < 20; i++) expect(await echo.invoke({ text: "x" })).toContain("(service_unavailable)");
+    // 20 first attempts, and retries within 2 + 10% of the attempts sent: far from 20 × 3.
+    expect(http.posts - posts).toBeLessThanOrEqual(20 + 2 + 0.1 * 26);
+    expect(String(await echo.invoke({ text: "x" }))).toContain("retry budget is spent");
+  });
+});
