@@ -1,13 +1,14 @@
 import { McpToolError } from "./McpToolError.js";
 import type { Classification, NormalizeContext } from "./classify/context.js";
-import { fromHttpStatus, httpStatus } from "./classify/http.js";
+import { fromHttpStatus, httpStatus, isUnexpectedContentType, unexpectedResponse } from "./classify/http.js";
 import { fromJsonRpc, jsonRpcCode } from "./classify/jsonrpc.js";
 import { connectionClosed, timeoutMessage } from "./classify/local.js";
 import { fromOAuth, fromSdkShape, fromSseFailure, isSseError } from "./classify/sdk.js";
 import { fromSystem } from "./classify/system.js";
+import { fromTls } from "./classify/tls.js";
 import { dropUndefined, messageOf } from "./classify/util.js";
 
-export type { CustomCodeRule, CustomCodeTable, ExitInfo, NormalizeContext } from "./classify/context.js";
+export type { CustomCodeRule, CustomCodeTable, ExitInfo, HttpResponseFacts, NormalizeContext } from "./classify/context.js";
 export { parseRetryAfter, retryAfterFromData } from "./classify/retryAfter.js";
 export { isRecord, messageOf, stripMcpPrefix } from "./classify/util.js";
 
@@ -35,10 +36,17 @@ function classify(error: unknown, ctx: NormalizeContext): Classification {
   if (ctx.aborted) return { reason: "cancelled", message: "The call was cancelled by the caller." };
   if (ctx.timedOut) return { reason: "request_timeout", message: timeoutMessage(error, message) };
   if (ctx.transportClosed) return connectionClosed(ctx, code);
+  // The HTTP layer saw a page or a JSON that no MCP server sends; what the SDK made of it (a schema
+  // error, a JSON syntax error) would read as a bad result the tool produced.
+  if (ctx.response?.unexpected) return unexpectedResponse(ctx, message);
 
   if (code !== undefined) return fromJsonRpc(error, code, message, ctx);
   const status = httpStatus(error);
   if (status !== undefined) return fromHttpStatus(status, message, ctx);
+  if (isUnexpectedContentType(error)) return unexpectedResponse(ctx, message);
+  // Before the SSE text match: the eventsource package flattens a certificate failure into its text.
+  const tls = fromTls(error, ctx);
+  if (tls) return tls;
   if (isSseError(error)) return fromSseFailure(message, ctx);
 
   return (

@@ -24,7 +24,9 @@ export type HintKey =
   | "read_tool_message"
   | "bad_result"
   | "cancelled"
-  | "reconnect";
+  | "reconnect"
+  | "check_endpoint"
+  | "closed";
 
 /**
  * What a failure says about the connection it happened on.
@@ -77,7 +79,8 @@ export const REASONS = {
   method_not_found: reason("protocol", false, "not_sent", "the server does not support this method", "use_another_tool"),
   invalid_params: reason("protocol", false, "not_sent", "invalid arguments", "fix_arguments"),
   internal_error: reason("protocol", true, "unknown", "internal server error", "try_later"),
-  server_error: reason("protocol", true, "executed", "server error", "try_later"),
+  // The 2026-07-28 spec: a receiver may assume nothing about a server-defined code, so it may have run.
+  server_error: reason("protocol", true, "unknown", "server error", "try_later"),
   rate_limited: reason("protocol", true, "not_sent", "rate limited", "try_later"),
   elicitation_required: reason("protocol", false, "not_sent", "user action required", "person_must_act"),
 
@@ -88,7 +91,11 @@ export const REASONS = {
   connection_reset: reason("transport", true, "unknown", "connection reset", "try_later", { connection: "request" }),
   network_timeout: reason("transport", true, "not_sent", "network timeout", "try_later"),
   dns_failure: reason("transport", true, "not_sent", "DNS lookup failed", "try_later"),
+  // A certificate or handshake failure: no request was written, and no retry fixes a certificate.
+  tls_error: reason("transport", false, "not_sent", "TLS error", "person_must_act"),
   spawn_failed: reason("transport", false, "not_sent", "the server process could not be started", "person_must_act"),
+  // Something answered, but not an MCP server (a login page, a proxy's page): the request may have reached one.
+  unexpected_response: reason("transport", false, "unknown", "the endpoint did not answer as an MCP server", "check_endpoint"),
   http_error: reason("transport", false, "not_sent", "HTTP error", "use_another_tool"),
   service_unavailable: reason("transport", true, "not_sent", "service unavailable", "try_later"),
   unauthorized: reason("transport", false, "not_sent", "unauthorized", "person_must_act"),
@@ -99,6 +106,8 @@ export const REASONS = {
   // Client side: decided by us.
   request_timeout: reason("client", true, "unknown", "timed out", "try_later"),
   cancelled: reason("client", false, "unknown", "cancelled", "cancelled", { byCaller: true }),
+  // The caller closed the toolkit: nothing about the server's health, and nothing a retry can fix.
+  closed: reason("client", false, "not_sent", "the toolkit was closed", "closed", { byCaller: true }),
   invalid_arguments: reason("client", false, "not_sent", "invalid arguments", "fix_arguments"),
   invalid_result: reason("client", false, "executed", "invalid result from the server", "bad_result"),
   output_schema_mismatch: reason("client", false, "executed", "result does not match the output schema", "bad_result"),
@@ -129,6 +138,8 @@ export const HINTS: Record<HintKey | "unknown_outcome" | "retries_exhausted", st
   bad_result: "The server sent a malformed result; do not retry this call, use another tool.",
   cancelled: "The call was cancelled; do not retry unless asked to.",
   reconnect: "The connection to the server was lost; try again shortly.",
+  check_endpoint: "Do not retry: the server's URL or a proxy in front of it must be checked.",
+  closed: "The toolkit was closed; this tool can no longer be called.",
   unknown_outcome:
     "The outcome is unknown: the tool may have run. Check whether it took effect before calling it again.",
   retries_exhausted: "Retries are exhausted: try again later or use another tool.",

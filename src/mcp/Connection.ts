@@ -1,17 +1,23 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RECONNECT, type ReconnectOptions, type ServerConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
-import { normalize, type ExitInfo } from "../errors/normalize.js";
+import { normalize, type ExitInfo, type HttpResponseFacts } from "../errors/normalize.js";
 import type { McpEventListener } from "../events.js";
 import { raceAbort, sleep } from "../policy/abort.js";
+import { listAllTools, StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
 import { sseTransport, StderrTail, stdioTransport, streamableTransport, type TransportProbe } from "./transports.js";
+
+export { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
 
 /** How recent a transport error must be to be reported as the cause of a close. */
 const CLOSE_CAUSE_WINDOW_MS = 1000;
+
+/** How long close() waits for a server to acknowledge ending its session (HTTP DELETE) before closing anyway. */
+const TERMINATE_TIMEOUT_MS = 1000;
 
 /** A live client and the generation it belongs to; a call keeps both to tell what happened during it. */
 export interface Lease {
@@ -19,6 +25,11 @@ export interface Lease {
   generation: number;
   /** Did the connection hold a session id when the call started? */
   hadSession: boolean;
+}
+
+/** Set when a connect ran out of time, so the attempt still running installs nothing. */
+interface ConnectAttempt {
+  abandoned: boolean;
 }
 
 /**
@@ -35,11 +46,13 @@ export class Connection {
   private closed = false;
   private failures = 0;
   private nextAttemptAt = 0;
-  private readonly probe: TransportProbe = {};
+  private readonly probe: TransportProbe = { responses: new Map(), lastActivity: 0 };
   private readonly stderr: StderrTail;
   private readonly reconnect: Required<ReconnectOptions>;
   private readonly inflight = new Map<number, AbortController>();
   private pendingTransport: Transport | undefined;
+  /** A user's own client's transport when we took it: the client is closed once it has another or none. */
+  private userTransport: Transport | undefined;
   private readonly connectTimeoutMs: number;
   /** The tools the server listed at the last (re)connect. */
   tools: Tool[] = [];
@@ -60,6 +73,31 @@ export class Connection {
     this.probe.onStreamLost = (ids, error) => {
       for (const id of ids) this.inflight.get(id)?.abort(new StreamLostError(error));
     };
+    this.probe.onEventStreamLost = (transport, error) => {
+      if (transport !== this.transport) return;
+      for (const controller of this.inflight.values()) controller.abort(new StreamLostError(error, true));
+      // The SDK would re-attach to a fresh, never-initialized session; the next call re-initializes instead.
+      this.live = false;
+      void this.disposeClient();
+    };
+  }
+
+  /** The server's URL, for HTTP servers. */
+  get url(): string | undefined {
+    return "url" in this.config ? String(this.config.url) : undefined;
+  }
+
+  private get ownsClient(): boolean {
+    return !("client" in this.config);
+  }
+
+  /**
+   * Is the current client usable? A user's client is never wrapped to hear its close, so it is
+   * read instead: the SDK drops a client's transport when it closes.
+   */
+  private isLive(): boolean {
+    if (!this.live || !this.client) return false;
+    return this.ownsClient || this.client.transport === this.userTransport;
   }
 
   get sessionId(): string | undefined {
@@ -68,7 +106,7 @@ export class Connection {
 
   /** Did the connection a lease came from close (or get replaced) since the lease was taken? */
   closedSince(lease: Lease): boolean {
-    return lease.generation !== this.generation || !this.live;
+    return lease.generation !== this.generation || !this.isLive();
   }
 
   /**
@@ -80,10 +118,15 @@ export class Connection {
     return this.config.transport !== "stdio";
   }
 
-  /** The Retry-After the server sent since `since` (ms epoch), if any. */
-  retryAfterSince(since: number): number | undefined {
-    const r = this.probe.retryAfter;
-    return r && r.at >= since ? r.ms : undefined;
+  /**
+   * What the HTTP layer saw of the response to request `id` (its status, Retry-After,
+   * WWW-Authenticate, a page instead of an answer), read once: each request's facts are its own.
+   */
+  takeResponse(id: number | undefined): HttpResponseFacts | undefined {
+    if (id === undefined) return undefined;
+    const facts = this.probe.responses.get(id);
+    if (facts) this.probe.responses.delete(id);
+    return facts;
   }
 
   /** Registers a call's controller under its JSON-RPC id, so a broken response stream can end it. */
@@ -92,6 +135,7 @@ export class Connection {
     this.inflight.set(id, controller);
     return () => {
       if (this.inflight.get(id) === controller) this.inflight.delete(id);
+      this.probe.responses.delete(id);
       // A call that timed out or was cancelled gets no answer; close the stream that waits for one.
       if (controller.signal.aborted) this.probe.abandon?.(id);
     };
@@ -99,8 +143,8 @@ export class Connection {
 
   /** The live client, connecting or reconnecting first when needed. */
   async lease(signal?: AbortSignal): Promise<Lease> {
-    if (this.closed) throw McpToolError.of("not_connected", `The connection to server '${this.name}' was closed by the toolkit.`, { serverName: this.name });
-    if (this.live && this.client) return { client: this.client, generation: this.generation, hadSession: this.sessionId !== undefined };
+    if (this.closed) throw McpToolError.of("closed", `The toolkit was closed; server '${this.name}' can no longer be called.`, { serverName: this.name });
+    if (this.isLive()) return { client: this.client!, generation: this.generation, hadSession: this.sessionId !== undefined };
     if (this.generation > 0 && !this.reconnect.enabled) {
       throw McpToolError.of("not_connected", `The connection to server '${this.name}' is closed and reconnection is off.`, { serverName: this.name });
     }
@@ -119,13 +163,17 @@ export class Connection {
     await this.disposeClient();
   }
 
+  /**
+   * Ends every call in flight (as `closed`), ends the HTTP session with a DELETE (servers keep
+   * sessions until told or timed out), and closes the transport. A user's own client is left as it was.
+   */
   async close(): Promise<void> {
     this.closed = true;
     this.live = false;
-    for (const controller of this.inflight.values()) controller.abort(new Error("The toolkit is closing."));
+    for (const controller of this.inflight.values()) controller.abort(new ToolkitClosedError(this.name));
     this.inflight.clear();
     await this.connecting?.catch(() => undefined);
-    await this.disposeClient();
+    await this.disposeClient({ terminate: true });
   }
 
   private async open(): Promise<Lease> {
@@ -133,69 +181,97 @@ export class Connection {
     if (wait > 0) await sleep(wait);
     const isReconnect = this.generation > 0;
     try {
-      const lease = await this.withConnectTimeout(() => this.establish());
+      const lease = await this.withConnectTimeout((attempt) => this.establish(attempt));
       this.failures = 0;
       this.nextAttemptAt = 0;
       if (isReconnect) this.onEvent?.({ type: "reconnect", serverName: this.name, attempt: lease.generation - 1 });
       return lease;
     } catch (error) {
+      // Backoff only after a failed attempt: the first re-initialize after a lost connection is immediate.
       this.failures++;
       const delay = Math.min(this.reconnect.maxDelayMs, this.reconnect.minDelayMs * 2 ** (this.failures - 1));
       this.nextAttemptAt = Date.now() + delay;
-      throw normalize(error, { serverName: this.name, exit: this.probe.exit, notSent: true });
+      // The connect's requests (initialize, the GET that opens a stream) are read newest first.
+      const response = [...this.probe.responses.values()].at(-1);
+      this.probe.responses.clear();
+      const url = this.url;
+      throw normalize(error, { serverName: this.name, exit: this.probe.exit, notSent: true, ...(url ? { url } : {}), ...(response ? { response } : {}) });
     }
   }
 
-  /** Bounds a connect: the SDK's initialize can wait forever on a pipe that broke mid-handshake. */
-  private async withConnectTimeout<T>(connect: () => Promise<T>): Promise<T> {
+  /**
+   * Bounds a connect: the SDK's initialize can wait forever on a pipe that broke mid-handshake.
+   * A connect that runs out of time has stopped what it started (a process, a socket) before it
+   * rejects, so a caller that gives up and exits leaves no orphan behind.
+   */
+  private async withConnectTimeout<T>(connect: (attempt: ConnectAttempt) => Promise<T>): Promise<T> {
     const ms = this.connectTimeoutMs;
+    const attempt: ConnectAttempt = { abandoned: false };
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        void this.disposeClient();
-        void this.pendingTransport?.close().catch(() => undefined);
-        reject(McpToolError.of("network_timeout", `Connecting to server '${this.name}' took longer than ${ms} ms.`, { serverName: this.name }));
+        attempt.abandoned = true;
+        const error = McpToolError.of("network_timeout", `Connecting to server '${this.name}' took longer than ${ms} ms.`, { serverName: this.name });
+        void Promise.allSettled([this.pendingTransport?.close(), this.disposeClient()]).then(() => reject(error));
       }, ms);
     });
+    // Once abandoned, the attempt's own end (the transport we closed under it) is not the news: the timeout is.
+    const running = connect(attempt).catch((error: unknown) => (attempt.abandoned ? expired : Promise.reject(error)));
     try {
-      return await Promise.race([connect(), expired]);
+      return await Promise.race([running, expired]);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private async establish(): Promise<Lease> {
+  private async establish(attempt: ConnectAttempt): Promise<Lease> {
     await this.disposeClient();
     this.probe.exit = undefined;
-    this.probe.retryAfter = undefined;
+    this.probe.responses.clear();
     this.stderr.clear();
     const config = this.config;
     let client: Client;
     let transport: Transport | undefined;
     if ("client" in config) {
       client = config.client;
-      if (!client.transport) throw new Error("Not connected");
+      transport = client.transport;
+      if (!transport) throw new Error("Not connected");
     } else {
       client = new Client(this.clientInfo);
       transport = await this.connectTransport(client, config);
     }
     let tools: Tool[];
     try {
+      // Until this connect is done, a timeout must be able to close what it opened.
+      if (this.ownsClient) this.pendingTransport = transport;
       tools = await listAllTools(client);
+      if (attempt.abandoned) throw new Error("The connect was abandoned after its timeout.");
     } catch (error) {
-      if (transport) await client.close().catch(() => undefined);
+      if (this.ownsClient) await client.close().catch(() => undefined);
       throw error;
+    } finally {
+      this.pendingTransport = undefined;
     }
     const generation = ++this.generation;
-    const previous = client.onclose;
-    const previousError = client.onerror;
+    if (this.ownsClient) this.watch(client, generation);
+    this.client = client;
+    this.transport = transport;
+    this.userTransport = this.ownsClient ? undefined : transport;
+    this.tools = tools;
+    this.live = true;
+    return { client, generation, hadSession: this.sessionId !== undefined };
+  }
+
+  /**
+   * Hears our own client's close and errors, to fail calls at once and report how the connection
+   * ended. Only our own: a user's client keeps its handlers exactly as they were.
+   */
+  private watch(client: Client, generation: number): void {
     let lastError: { message: string; at: number } | undefined;
     client.onerror = (error) => {
-      previousError?.(error);
       lastError = { message: error.message, at: Date.now() };
     };
     client.onclose = () => {
-      previous?.();
       if (generation !== this.generation) return;
       this.live = false;
       const exit: ExitInfo = { ...(this.probe.exit ?? (this.stderr.text() ? { stderrTail: this.stderr.text() } : {})) };
@@ -203,11 +279,6 @@ export class Connection {
       if (lastError && Date.now() - lastError.at < CLOSE_CAUSE_WINDOW_MS) exit.transportError = lastError.message;
       this.lastExit = Object.keys(exit).length > 0 ? exit : undefined;
     };
-    this.client = client;
-    this.transport = transport;
-    this.tools = tools;
-    this.live = true;
-    return { client, generation, hadSession: this.sessionId !== undefined };
   }
 
   private async connectTransport(client: Client, config: Exclude<ServerConfig, { client: unknown }>): Promise<Transport> {
@@ -236,32 +307,26 @@ export class Connection {
     }
   }
 
-  private async disposeClient(): Promise<void> {
+  private async disposeClient(options: { terminate?: boolean } = {}): Promise<void> {
     const client = this.client;
+    const transport = this.transport;
     this.client = undefined;
     this.transport = undefined;
-    if (!client || "client" in this.config) return;
+    this.userTransport = undefined;
+    if (!client || !this.ownsClient) return;
     client.onclose = undefined;
+    if (options.terminate && transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+      await terminateSession(transport);
+    }
     await client.close().catch(() => undefined);
   }
 }
 
-/** The reason a call's controller is aborted with when its HTTP response stream breaks. */
-export class StreamLostError extends Error {
-  override readonly name = "StreamLostError";
-  constructor(cause: unknown) {
-    super(`SSE stream disconnected before the server answered: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-  }
-}
-
-async function listAllTools(client: Client): Promise<Tool[]> {
-  if (!client.getServerCapabilities()?.tools) return [];
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor ? { cursor } : undefined);
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return tools;
+/** Sends the session's DELETE, waiting at most TERMINATE_TIMEOUT_MS (closing the transport then aborts it). */
+async function terminateSession(transport: StreamableHTTPClientTransport): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, TERMINATE_TIMEOUT_MS)));
+  // A server that does not support it answers 405, which the SDK accepts; any other failure changes nothing.
+  await Promise.race([transport.terminateSession().catch(() => undefined), timeout]);
+  clearTimeout(timer);
 }

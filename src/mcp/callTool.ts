@@ -5,7 +5,7 @@ import { normalize, type CustomCodeTable } from "../errors/normalize.js";
 import { REASONS } from "../errors/reasons.js";
 import type { CallContext } from "../policy/abort.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
-import { StreamLostError, type Connection, type Lease } from "./Connection.js";
+import { StreamLostError, ToolkitClosedError, type Connection, type Lease } from "./Connection.js";
 
 /** What one attempt calls: a tool on a server, reached through its connection at call time. */
 export interface ToolTarget {
@@ -41,16 +41,17 @@ export async function callToolOnce(
 ): Promise<CallToolResult> {
   const { connection } = target;
   let lease: Lease | undefined;
+  let id: number | undefined;
   let untrack = () => {};
   let abortedBeforeSend = false;
-  const started = Date.now();
   let result: CallToolResult;
   try {
     lease = await connection.lease(scope.signal);
-    untrack = connection.track(nextRequestId(lease), scope.controller);
+    id = nextRequestId(lease);
+    untrack = connection.track(id, scope.controller);
     // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
     abortedBeforeSend = scope.signal.aborted;
-    result = (await lease.client.callTool({ name: target.mcpName, arguments: args, ...(meta ? { _meta: meta } : {}) }, undefined, {
+    result = (await lease.client.callTool({ name: target.mcpName, arguments: args }, undefined, {
       signal: scope.signal,
       timeout: target.sdkTimeoutMs,
       ...(target.resetTimeoutOnProgress ? { onprogress: scope.progress } : {}),
@@ -68,16 +69,26 @@ export async function callToolOnce(
   return result;
 
   function classify(thrown: unknown): McpToolError {
+    const error = classifyFailure(thrown);
+    return lease && diedWithConnection(error, connection, scope.signal.reason) ? withGeneration(error, lease.generation) : error;
+  }
+
+  function classifyFailure(thrown: unknown): McpToolError {
     const here = { ...context, attempts: attempt };
     // Failing to get a connection, or timing out before sending, means the request was never written.
     const unsent = lease === undefined || abortedBeforeSend;
     // A connection's own failure (a refused reconnect) is shared by every call that waited on it.
     if (thrown instanceof McpToolError) return thrown.with({ ...here, ...(unsent ? { outcome: "not_sent" } : {}) });
     const reason: unknown = scope.signal.reason;
+    if (reason instanceof ToolkitClosedError && !callerSignal?.aborted) {
+      return McpToolError.of("closed", reason.message, { ...here, outcome: unsent ? "not_sent" : "unknown", cause: reason });
+    }
     if (reason instanceof StreamLostError && !callerSignal?.aborted) {
-      // We know exactly what happened: the response stream broke after the request was sent.
+      // We know exactly what happened: the answer stream broke or ended after the request was sent.
       return McpToolError.of("stream_error", reason.message, { ...here, cause: reason });
     }
+    const response = connection.takeResponse(id);
+    const url = connection.url;
     const e = normalize(thrown, {
       ...here,
       aborted: callerSignal?.aborted === true,
@@ -85,9 +96,28 @@ export async function callToolOnce(
       transportClosed: lease !== undefined && connection.closedSince(lease),
       exit: connection.lastExit,
       hadSession: lease?.hadSession ?? false,
-      retryAfterMs: connection.retryAfterSince(started),
+      ...(url ? { url } : {}),
+      ...(response ? { response } : {}),
       ...(target.customCodes ? { customCodes: target.customCodes } : {}),
     });
     return unsent && e.outcome !== "not_sent" ? e.with({ outcome: "not_sent" }) : e;
   }
+}
+
+/**
+ * Was this failure the death of the connection the call went over, rather than of this one
+ * request? Every call in flight on a connection that dies fails together, and the breaker
+ * counts them as one failure by the generation they carry.
+ */
+function diedWithConnection(error: McpToolError, connection: Connection, abortReason: unknown): boolean {
+  if (abortReason instanceof StreamLostError) return abortReason.connectionDied;
+  const effect = REASONS[error.reason].connection;
+  return effect === "lost" || (effect === "request" && !connection.breaksArePerRequest);
+}
+
+/** `data.connectionGeneration`: which of its server's connections died (one number per connection, per server). */
+function withGeneration(error: McpToolError, generation: number): McpToolError {
+  const data = error.data;
+  if (data !== undefined && (typeof data !== "object" || data === null || Array.isArray(data))) return error;
+  return error.with({ data: { ...(data as Record<string, unknown> | undefined), connectionGeneration: generation } });
 }

@@ -1,21 +1,30 @@
 import type { ChildProcess } from "node:child_process";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { DEFAULT_STDERR_LINES, type HttpServerConfig, type SseServerConfig, type StdioServerConfig } from "../config/index.js";
-import type { ExitInfo } from "../errors/normalize.js";
-import { parseRetryAfter } from "../errors/normalize.js";
+import type { ExitInfo, HttpResponseFacts } from "../errors/normalize.js";
+import { probingFetch } from "./httpProbe.js";
+import { type ActivityClock, keepAliveSafe } from "./keepAlive.js";
 
 /** What a connection learns from its transport beyond JSON-RPC. */
-export interface TransportProbe {
+export interface TransportProbe extends ActivityClock {
   /** How the stdio process ended, once it has. */
   exit?: ExitInfo;
-  /** The last Retry-After the HTTP server sent, and when. */
-  retryAfter?: { ms: number; at: number };
-  /** Called with the JSON-RPC ids whose POST response stream broke before it finished. */
+  /**
+   * What the HTTP layer saw of responses that were not a plain MCP answer (a failed status, a page,
+   * a stray JSON), by JSON-RPC request id; read once by the call that sent the request.
+   */
+  readonly responses: Map<number, HttpResponseFacts>;
+  /**
+   * Called with the JSON-RPC ids whose POST response stream broke (`error`) or ended (`undefined`)
+   * and that the SDK will not resume; any of them still waiting lost its answer.
+   */
   onStreamLost?: (ids: number[], error: unknown) => void;
+  /** The legacy SSE transport's event stream broke or ended: every answer it was to carry is lost. */
+  onEventStreamLost?: (transport: Transport, error: unknown) => void;
   /**
    * Closes the response stream of a request the caller gave up on (set by `probingFetch`).
    * A server never answers a cancelled request, so its stream would stay open, with its
@@ -104,114 +113,58 @@ async function reap(child: ChildProcess): Promise<void> {
   for (let hop = 0; hop < 2; hop++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-/**
- * A fetch that records Retry-After on failed responses (the SDK's HTTP errors do not carry
- * headers) and reports POST response streams that break before they finish.
- */
-export function probingFetch(probe: TransportProbe): FetchLike {
-  // Each POST carrying requests gets its own controller, linked to the transport's, so one
-  // request's stream can be closed alone.
-  const open = new Map<number, AbortController>();
-  const abandoned = new WeakSet<AbortController>();
-  probe.abandon = (id) => {
-    const request = open.get(id);
-    if (!request) return;
-    abandoned.add(request);
-    request.abort(new Error("The caller gave up on this request."));
-  };
-  return async (url, init) => {
-    const ids = init?.method === "POST" ? requestIds(init.body) : [];
-    const own = ids.length > 0 ? linkedController(init?.signal) : undefined;
-    if (own) for (const id of ids) open.set(id, own.controller);
-    const done = () => {
-      own?.unlink();
-      for (const id of ids) if (open.get(id) === own?.controller) open.delete(id);
-    };
-    let response: Response;
-    try {
-      response = await fetch(url, own ? { ...init, signal: own.controller.signal } : init);
-    } catch (error) {
-      done();
-      throw error;
-    }
-    if (!response.ok) {
-      done();
-      const ms = parseRetryAfter(response.headers.get("retry-after"));
-      if (ms !== undefined) probe.retryAfter = { ms, at: Date.now() };
-      return response;
-    }
-    if (!own || !response.body) {
-      done();
-      return response;
-    }
-    // JSON answers are wrapped too, so the link to the transport's signal lasts exactly as long as the body.
-    const sse = response.headers.get("content-type")?.includes("text/event-stream") === true;
-    const reader = response.body.getReader();
-    const body = new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        try {
-          const { value, done: ended } = await reader.read();
-          if (ended) {
-            done();
-            controller.close();
-          } else controller.enqueue(value);
-        } catch (error) {
-          done();
-          // A stream we closed on purpose ends quietly; only a real break is a lost stream.
-          if (abandoned.has(own.controller)) controller.close();
-          else {
-            if (sse) probe.onStreamLost?.(ids, error);
-            controller.error(error);
-          }
-        }
-      },
-      cancel: (reason) => {
-        done();
-        return reader.cancel(reason);
-      },
-    });
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-  };
+/** The options HTTP servers share; `fetch` is read here until the config schema names it. */
+type HttpConfig = (HttpServerConfig | SseServerConfig) & {
+  /** The fetch every request of this server goes through (set a dispatcher: keep-alive, proxy, CA). */
+  fetch?: FetchLike;
+  /** @default DEFAULT_KEEPALIVE_CHECK_AFTER_MS */
+  keepAliveCheckAfterMs?: number;
+};
+
+/** The server's fetch (or the global one) under the keep-alive defences. */
+function baseFetch(config: HttpConfig, probe: TransportProbe): FetchLike {
+  const own = config.fetch;
+  return keepAliveSafe(own ?? ((url, init) => fetch(url, init)), probe, config.keepAliveCheckAfterMs);
 }
 
-/** A controller that aborts with `outer`; `unlink` drops the listener once the request is done. */
-function linkedController(outer: AbortSignal | null | undefined): { controller: AbortController; unlink: () => void } {
-  const controller = new AbortController();
-  if (!outer) return { controller, unlink: () => {} };
-  if (outer.aborted) {
-    controller.abort(outer.reason);
-    return { controller, unlink: () => {} };
-  }
-  const onAbort = () => controller.abort(outer.reason);
-  outer.addEventListener("abort", onAbort, { once: true });
-  return { controller, unlink: () => outer.removeEventListener("abort", onAbort) };
-}
-
-function requestIds(body: unknown): number[] {
-  if (typeof body !== "string") return [];
-  try {
-    const parsed = JSON.parse(body) as unknown;
-    const messages = Array.isArray(parsed) ? parsed : [parsed];
-    return messages
-      .filter((m): m is { id: number; method: string } => typeof m === "object" && m !== null && "method" in m && typeof (m as { id?: unknown }).id === "number")
-      .map((m) => m.id);
-  } catch {
-    return [];
-  }
+function requestInit(config: HttpConfig): RequestInit {
+  return { headers: config.headers ?? {} };
 }
 
 export function streamableTransport(config: HttpServerConfig, probe: TransportProbe): StreamableHTTPClientTransport {
-  return new StreamableHTTPClientTransport(new URL(String(config.url)), {
-    requestInit: { headers: config.headers ?? {} },
-    fetch: probingFetch(probe),
+  // Read by the probing fetch: a new reconnection timer means the SDK resumes a broken stream itself.
+  let transport: StreamableHTTPClientTransport | undefined;
+  const resumeMarker = () => (transport as unknown as { _reconnectionTimeout?: unknown } | undefined)?._reconnectionTimeout;
+  transport = new StreamableHTTPClientTransport(new URL(String(config.url)), {
+    requestInit: requestInit(config),
+    fetch: probingFetch(probe, { base: baseFetch(config, probe), resumeMarker }),
     ...(config.authProvider ? { authProvider: config.authProvider } : {}),
   });
+  return transport;
 }
 
+/**
+ * The legacy SSE transport, whose answers all travel on one event stream. When that stream
+ * breaks or ends, the `eventsource` package reconnects on its own and the server hands out a new,
+ * never-initialized session; the SDK would post to it and every call in flight would wait for its
+ * timeout. So a break after the connection is up is reported to the connection, which fails the
+ * calls at once and re-initializes on the next one.
+ */
 export function sseTransport(config: HttpServerConfig | SseServerConfig, probe: TransportProbe): SSEClientTransport {
-  return new SSEClientTransport(new URL(String(config.url)), {
-    requestInit: { headers: config.headers ?? {} },
-    fetch: probingFetch(probe),
+  const transport = new SSEClientTransport(new URL(String(config.url)), {
+    requestInit: requestInit(config),
+    fetch: probingFetch(probe, { base: baseFetch(config, probe) }),
     ...(config.authProvider ? { authProvider: config.authProvider } : {}),
   });
+  let started = false;
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    await start();
+    started = true;
+  };
+  // Set before the client connects, which chains its own handler after this one.
+  transport.onerror = (error) => {
+    if (started && error instanceof SseError) probe.onEventStreamLost?.(transport, error);
+  };
+  return transport;
 }

@@ -108,7 +108,7 @@ describe("cancelled: the caller's AbortSignal", () => {
     expect(error).toMatchObject({ code: -32001, message: "MCP error -32001: user pressed stop", data: undefined });
 
     // Pinned: without context this is indistinguishable from a server-defined -32001.
-    expectClassified(normalize(error), { reason: "server_error", kind: "protocol", transient: true, outcome: "executed", code: -32001 }, error);
+    expectClassified(normalize(error), { reason: "server_error", kind: "protocol", transient: true, outcome: "unknown", code: -32001 }, error);
     expectClassified(normalize(error, { aborted: true }), { reason: "cancelled", kind: "client", transient: false, outcome: "unknown" }, error);
   });
 

@@ -56,7 +56,7 @@ async function streamable(http: HttpFixture, options: ConstructorParameters<type
 const echo = (client: Client) => client.callTool({ name: "echo", arguments: { text: "hi" } });
 
 describe("statuses from a streamable-HTTP server", () => {
-  it.each([400, 405, 406, 409, 413, 415, 422])("classifies a %i (StreamableHTTPError) as http_error: permanent, not sent", async (status) => {
+  it.each([400, 405, 406, 409, 413, 415, 422, 501, 505, 511])("classifies a %i (StreamableHTTPError) as http_error: permanent, not sent", async (status) => {
     const http = await fixture();
     const { client } = await streamable(http);
     http.failNext(status);
@@ -108,7 +108,7 @@ describe("statuses from a streamable-HTTP server", () => {
     expect(normalize(error, { retryAfterMs })).toMatchObject({ reason: "rate_limited", retryAfterMs: 30_000 });
   });
 
-  it.each([502, 503])("classifies a %i as service_unavailable: transient, not sent", async (status) => {
+  it.each([503, 521, 522, 523])("classifies a %i (the proxy could not reach the server) as service_unavailable: transient, not sent", async (status) => {
     const http = await fixture();
     const { client } = await streamable(http);
     http.failNext(status);
@@ -126,7 +126,7 @@ describe("statuses from a streamable-HTTP server", () => {
     expectClassified(normalize(error, { retryAfterMs }), { reason: "service_unavailable", kind: "transport", transient: true, outcome: "not_sent", status: 503, retryAfterMs: 120_000 }, error);
   });
 
-  it.each([500, 504])("classifies a %i as server_error: transport kind, transient, outcome unknown", async (status) => {
+  it.each([500, 502, 504, 520, 524])("classifies a %i as server_error: transport kind, transient, outcome unknown (a proxy may have lost the upstream after it ran the tool)", async (status) => {
     const http = await fixture();
     const { client } = await streamable(http);
     http.failNext(status);

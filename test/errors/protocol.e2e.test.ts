@@ -69,10 +69,10 @@ describe("standard JSON-RPC codes sent by a server", () => {
 });
 
 describe("server-defined codes (-32000..-32099 and others)", () => {
-  it.each([-32000, -32001, -32050, -32099, -31999, 1001])("classifies a server-sent %i as server_error: transient, executed", async (code) => {
+  it.each([-32000, -32001, -32050, -32099, -31999, 1001])("classifies a server-sent %i as server_error: transient, outcome unknown", async (code) => {
     const client = await protocolErrorClient();
     const error = await raised(client, code, "upstream service failed");
-    const e = expectClassified(normalize(error), { reason: "server_error", kind: "protocol", transient: true, outcome: "executed", code }, error);
+    const e = expectClassified(normalize(error), { reason: "server_error", kind: "protocol", transient: true, outcome: "unknown", code }, error);
     expect(e.message).toBe("upstream service failed");
   });
 
@@ -84,32 +84,32 @@ describe("server-defined codes (-32000..-32099 and others)", () => {
     const error = await raised(client, -32000, "Connection closed");
     expect(error.message).toBe("MCP error -32000: MCP error -32000: Connection closed");
     expect(error.data).toBeUndefined();
-    expectClassified(normalize(error), { reason: "server_error", kind: "protocol", transient: true, outcome: "executed", code: -32000 }, error);
+    expectClassified(normalize(error), { reason: "server_error", kind: "protocol", transient: true, outcome: "unknown", code: -32000 }, error);
   });
 
   it("classifies a server-sent -32001 'Request timed out' with data.timeout as server_error, not as our timeout", async () => {
     const client = await protocolErrorClient();
     const error = await raised(client, -32001, "Request timed out", { timeout: 1000 });
     expect(error.data).toEqual({ timeout: 1000 });
-    expectClassified(normalize(error), { reason: "server_error", kind: "protocol", transient: true, outcome: "executed", code: -32001 }, error);
+    expectClassified(normalize(error), { reason: "server_error", kind: "protocol", transient: true, outcome: "unknown", code: -32001 }, error);
   });
 
   it("classifies a server-sent -32001 'AbortError: …' as server_error, not as the caller's abort", async () => {
     const client = await protocolErrorClient();
     const error = await raised(client, -32001, "AbortError: This operation was aborted");
-    expectClassified(normalize(error), { reason: "server_error", kind: "protocol", transient: true, outcome: "executed", code: -32001 }, error);
+    expectClassified(normalize(error), { reason: "server_error", kind: "protocol", transient: true, outcome: "unknown", code: -32001 }, error);
   });
 
   it("classifies a server-sent -32001 'Session not found' as server_error (the 404 body is an HTTP matter)", async () => {
     const client = await protocolErrorClient();
     const error = await raised(client, -32001, "Session not found");
-    expectClassified(normalize(error), { reason: "server_error", kind: "protocol", transient: true, outcome: "executed", code: -32001 }, error);
+    expectClassified(normalize(error), { reason: "server_error", kind: "protocol", transient: true, outcome: "unknown", code: -32001 }, error);
   });
 
   it("classifies a server-sent -32000 'Connection closed' that carries data as server_error", async () => {
     const client = await protocolErrorClient();
     const error = await raised(client, -32000, "Connection closed", { upstream: "db" });
-    expectClassified(normalize(error), { reason: "server_error", kind: "protocol", transient: true, outcome: "executed", code: -32000 }, error);
+    expectClassified(normalize(error), { reason: "server_error", kind: "protocol", transient: true, outcome: "unknown", code: -32000 }, error);
   });
 
   it("cannot tell a non-SDK server's bare -32000 'Connection closed' from the local one: without context it is connection_closed", async () => {
@@ -199,13 +199,13 @@ describe("a per-server table of custom codes", () => {
   it("leaves a code the table does not name (-32009) as server_error", async () => {
     const client = await protocolErrorClient();
     const error = await raised(client, -32009, "streaming error");
-    expectClassified(normalize(error, { customCodes }), { reason: "server_error", kind: "protocol", transient: true, outcome: "executed", code: -32009 }, error);
+    expectClassified(normalize(error, { customCodes }), { reason: "server_error", kind: "protocol", transient: true, outcome: "unknown", code: -32009 }, error);
   });
 
   it("classifies -32003 as server_error when the server has no table", async () => {
     const client = await protocolErrorClient();
     const error = await raised(client, -32003, "resource busy");
-    expectClassified(normalize(error), { reason: "server_error", kind: "protocol", transient: true, outcome: "executed", code: -32003 }, error);
+    expectClassified(normalize(error), { reason: "server_error", kind: "protocol", transient: true, outcome: "unknown", code: -32003 }, error);
   });
 });
 

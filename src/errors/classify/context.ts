@@ -27,6 +27,10 @@ export interface NormalizeContext {
   notSent?: boolean;
   /** A Retry-After read from the HTTP response, in milliseconds. */
   retryAfterMs?: number;
+  /** The server's URL (HTTP transports), named in messages about the endpoint. */
+  url?: string;
+  /** What the HTTP layer saw of this request's own response; the SDK's errors carry none of it. */
+  response?: HttpResponseFacts;
   /** Detail about the transport's end: exit code, signal, stderr tail. */
   exit?: ExitInfo;
   /** Server-defined codes and how to read them. */
@@ -41,6 +45,24 @@ export interface ExitInfo {
   stderrTail?: string;
   /** The transport's own error just before it closed (e.g. an oversized stdio line). */
   transportError?: string;
+}
+
+/**
+ * What the HTTP layer saw of the response to one request. Recorded per request (by its JSON-RPC
+ * id), so one response's Retry-After or WWW-Authenticate never explains another request's failure.
+ */
+export interface HttpResponseFacts {
+  url?: string;
+  status?: number;
+  contentType?: string;
+  /** The Retry-After header, in milliseconds from when the response arrived. */
+  retryAfterMs?: number;
+  /** The WWW-Authenticate header of a 401 or 403. */
+  wwwAuthenticate?: string;
+  /** The start of a body that was not an MCP answer (a few KB at most). */
+  body?: string;
+  /** Set when the endpoint answered, but not as an MCP server does. */
+  unexpected?: "html" | "not_json_rpc" | "empty" | "content_type";
 }
 
 /** What a classifier decides: the reason, the message, and any field that differs from the reason's defaults. */

@@ -1,10 +1,20 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { McpToolErrorFields } from "../McpToolError.js";
-import type { Classification, NormalizeContext } from "./context.js";
+import type { Reason } from "../reasons.js";
+import type { Classification, HttpResponseFacts, NormalizeContext } from "./context.js";
+import { looksLikeHtml, pageSummary } from "./html.js";
 import { dropUndefined, isRecord, messageOf } from "./util.js";
 
 const SESSION_BODY = /session not found|unknown session|invalid session|session (is )?(expired|invalid|unknown)|server not initialized|mcp-session-id header is required|no valid session/i;
+
+/**
+ * Envoy's 503 when its upstream failed. "connection failure", "connection timeout" and "overflow"
+ * happen before the request is forwarded; any other reset reason ("connection termination",
+ * "remote reset") may come after the upstream received it, so it counts as a 502 does.
+ */
+const ENVOY_RESET = /upstream connect error or disconnect\/reset before headers/i;
+const ENVOY_NOT_FORWARDED = /reset reason: (?:connection failure|connection timeout|overflow)\b/i;
 
 /** The HTTP status an SDK transport error carries, in its `code` or, for the SSE POST, its text. */
 export function httpStatus(error: unknown): number | undefined {
@@ -21,32 +31,88 @@ export function httpStatus(error: unknown): number | undefined {
   return undefined;
 }
 
-/** "Streamable HTTP error: Error POSTing to endpoint: <body>" → "HTTP 503: <body>". */
-function httpMessage(status: number, message: string): string {
+/** "Streamable HTTP error: Error POSTing to endpoint: <body>" → "<body>", an HTML page reduced to its text. */
+function bodyOf(message: string): string {
   const body = message
     .replace(/^(?:Streamable HTTP error|SSE error): /, "")
     .replace(/^(?:Error POSTing to endpoint|Failed to open SSE stream)(?: \(HTTP \d+\))?:\s*/, "")
     .trim();
-  return body ? `HTTP ${status}: ${body}` : `HTTP ${status}`;
+  return looksLikeHtml(body) ? pageSummary(body) : body;
+}
+
+/** Reads `error="…"`, `error_description="…"` and `scope="…"` from a WWW-Authenticate header. */
+function authParams(header: string | undefined): { error?: string; description?: string; scope?: string } {
+  if (!header) return {};
+  const param = (name: string) => new RegExp(`\\b${name}="([^"]*)"|\\b${name}=([^\\s,]+)`, "i").exec(header)?.slice(1).find((v) => v !== undefined);
+  return dropUndefined({ error: param("error"), description: param("error_description"), scope: param("scope") });
+}
+
+/** What the server's WWW-Authenticate said, as a sentence; the scope is named for insufficient_scope. */
+function authDetail(status: number, facts: HttpResponseFacts | undefined): string {
+  const { error, description, scope } = authParams(facts?.wwwAuthenticate);
+  if (!error && !description) return "";
+  // The description first: "invalid_token: <text>" would read to the redactor as a token's value.
+  const parts = [description ? `The server says: ${description}${error ? ` (${error})` : ""}.` : `The server says ${error}.`];
+  if (scope && (error === "insufficient_scope" || status === 403)) parts.push(`The token needs scope '${scope}'.`);
+  return ` ${parts.join(" ")}`;
 }
 
 /** Classifies an HTTP status; a 404 (or a 400 whose body says so) is a session the server forgot. */
 export function fromHttpStatus(status: number, raw: string, ctx: NormalizeContext): Classification {
-  const message = httpMessage(status, raw);
+  const body = bodyOf(raw);
+  const facts = ctx.response;
+  const retryAfterMs = facts?.retryAfterMs ?? ctx.retryAfterMs;
+  const message = body ? `HTTP ${status}: ${body}` : `HTTP ${status}`;
   const overrides: Partial<McpToolErrorFields> = { status, kind: "transport" };
-  if (status === 404 && (ctx.hadSession || SESSION_BODY.test(message))) {
-    return { reason: "session_expired", message, overrides };
-  }
-  if (status === 400 && SESSION_BODY.test(message)) return { reason: "session_expired", message, overrides };
-  if (status === 401) return { reason: "unauthorized", message, overrides };
-  if (status === 403) return { reason: "forbidden", message, overrides };
-  if (status === 408) return { reason: "request_timeout", message, overrides: { ...overrides, outcome: "not_sent" } };
-  if (status === 429) {
-    return { reason: "rate_limited", message, overrides: dropUndefined({ ...overrides, retryAfterMs: ctx.retryAfterMs }) };
-  }
-  if (status === 502 || status === 503) {
-    return { reason: "service_unavailable", message, overrides: dropUndefined({ ...overrides, retryAfterMs: ctx.retryAfterMs }) };
-  }
-  if (status >= 500) return { reason: "server_error", message, overrides: { ...overrides, outcome: "unknown" } };
-  return { reason: "http_error", message, overrides };
+  const as = (reason: Reason, extra: Partial<McpToolErrorFields> = {}, text = message): Classification => ({
+    reason,
+    message: text,
+    overrides: dropUndefined({ ...overrides, ...extra }),
+  });
+  if (status >= 200 && status < 300) return unexpectedResponse(ctx, raw);
+  if (status === 404 && (ctx.hadSession || SESSION_BODY.test(body))) return as("session_expired");
+  if (status === 400 && SESSION_BODY.test(body)) return as("session_expired");
+  if (status === 401) return as("unauthorized", {}, message + authDetail(status, facts));
+  if (status === 403) return as("forbidden", {}, message + authDetail(status, facts));
+  if (status === 408) return as("request_timeout", { outcome: "not_sent" });
+  if (status === 429) return as("rate_limited", { retryAfterMs });
+  if (status === 503 && ENVOY_RESET.test(body) && !ENVOY_NOT_FORWARDED.test(body)) return as("server_error", { outcome: "unknown" });
+  // The proxy could not reach the server: 503, and Cloudflare's 521 (refused), 522 (timed out), 523 (unreachable).
+  if (status === 503 || status === 521 || status === 522 || status === 523) return as("service_unavailable", { retryAfterMs });
+  // Permanent server answers: not implemented, HTTP version not supported, network authentication (a captive portal).
+  if (status === 501 || status === 505 || status === 511) return as("http_error");
+  // 500, 502 and 504 (and Cloudflare's 520 and 524): a proxy may have lost its upstream after it ran the tool.
+  if (status >= 500) return as("server_error", { outcome: "unknown", retryAfterMs });
+  return as("http_error");
+}
+
+const UNEXPECTED: Record<NonNullable<HttpResponseFacts["unexpected"]>, string> = {
+  html: "an HTML page",
+  not_json_rpc: "JSON that is not JSON-RPC",
+  empty: "an empty body",
+  content_type: "a body that is neither JSON nor an event stream",
+};
+
+/**
+ * The endpoint answered, but not as an MCP server: a login page, a proxy's page, some other API.
+ * The request may have reached a server, so the outcome is unknown; a retry will not help.
+ */
+export function unexpectedResponse(ctx: NormalizeContext, raw: string): Classification {
+  const facts = ctx.response ?? {};
+  const contentType = facts.contentType ?? /Unexpected content type: (.*)$/.exec(raw)?.[1];
+  const what = facts.unexpected ? UNEXPECTED[facts.unexpected] : contentType ? `content type ${contentType}` : "something else";
+  const url = facts.url ?? ctx.url;
+  const status = facts.status;
+  const head = `The endpoint${url ? ` ${url}` : ""} answered${status ? ` HTTP ${status}` : ""}${contentType ? ` (${contentType})` : ""} with ${what}, not an MCP response`;
+  const excerpt = facts.body ? pageSummary(facts.body, 200) : "";
+  return {
+    reason: "unexpected_response",
+    message: `${head}${excerpt ? `: "${excerpt}"` : ""}. Check the server URL, or the proxy in front of it.`,
+    overrides: dropUndefined({ kind: "transport" as const, status }),
+  };
+}
+
+/** The SDK's own "Unexpected content type" (a StreamableHTTPError with code -1), with or without our facts. */
+export function isUnexpectedContentType(error: unknown): boolean {
+  return error instanceof StreamableHTTPError ? error.code === -1 : /^Streamable HTTP error: Unexpected content type/.test(messageOf(error));
 }

@@ -73,6 +73,6 @@ export function fromJsonRpc(error: unknown, code: number, message: string, ctx: 
     case URL_ELICITATION_REQUIRED:
       return { reason: "elicitation_required", message: text, overrides: base };
     default:
-      return { reason: "server_error", message: text, overrides: { ...base, kind: "protocol", outcome: "executed" } };
+      return { reason: "server_error", message: text, overrides: { ...base, kind: "protocol" } };
   }
 }

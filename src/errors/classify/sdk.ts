@@ -12,7 +12,7 @@ export function isSseError(error: unknown): boolean {
   return error instanceof SseError || /^SSE error: /.test(messageOf(error));
 }
 
-const SYSTEM_CODE_IN_TEXT = /\b(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|UND_ERR_[A-Z_]+)\b/;
+const SYSTEM_CODE_IN_TEXT = /\b(ECONNREFUSED|ECONNRESET|ECONNABORTED|EHOSTUNREACH|ENETUNREACH|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|UND_ERR_[A-Z_]+)\b/;
 
 /**
  * An SseError without an HTTP status: the `eventsource` package flattens the fetch failure into
@@ -21,7 +21,8 @@ const SYSTEM_CODE_IN_TEXT = /\b(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAI
  */
 export function fromSseFailure(message: string, ctx: NormalizeContext): Classification {
   const code = SYSTEM_CODE_IN_TEXT.exec(message)?.[1];
-  const fromSys = code ? fromSystemError({ code }, message, ctx) : undefined;
+  const host = /getaddrinfo \w+ (\S+)/.exec(message)?.[1];
+  const fromSys = code ? fromSystemError(host ? { code, hostname: host } : { code }, message, ctx) : undefined;
   return fromSys ?? { reason: "stream_error", message };
 }
 

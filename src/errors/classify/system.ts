@@ -8,6 +8,8 @@ export interface SystemErrorInfo {
   path?: string;
   /** The system error's own message, e.g. undici's "other side closed". */
   detail?: string;
+  /** The host a DNS lookup was for. */
+  hostname?: string;
 }
 
 /** Classifies the first system error found in the error's cause chain; `undefined` if there is none it knows. */
@@ -29,7 +31,15 @@ export function fromSystemError(sys: SystemErrorInfo, message: string, ctx: Norm
       };
     case "ECONNREFUSED":
       return { reason: "connection_refused", message: `Connection refused${where(message) || (sys.path ? ` by ${sys.path}` : "")}.` };
+    // No route: nothing was sent, and a route may come back (a VPN reconnecting, a network switch).
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+      return {
+        reason: "connection_refused",
+        message: `The server${host(ctx, sys)} is unreachable (${sys.code === "EHOSTUNREACH" ? "no route to the host" : "the network is unreachable"}).`,
+      };
     case "ECONNRESET":
+    case "ECONNABORTED":
     case "EPIPE":
     case "UND_ERR_SOCKET":
       return {
@@ -41,13 +51,33 @@ export function fromSystemError(sys: SystemErrorInfo, message: string, ctx: Norm
     case "ETIMEDOUT":
     case "UND_ERR_CONNECT_TIMEOUT":
       return { reason: "network_timeout", message };
+    // undici's own limits once the request was written: the server may be running the tool.
+    case "UND_ERR_HEADERS_TIMEOUT":
+    case "UND_ERR_BODY_TIMEOUT":
+      return {
+        reason: "request_timeout",
+        message: `The server${host(ctx, sys)} took the request but sent ${sys.code === "UND_ERR_HEADERS_TIMEOUT" ? "no response headers" : "no more of its response"} within the HTTP client's ${sys.code === "UND_ERR_HEADERS_TIMEOUT" ? "headersTimeout" : "bodyTimeout"} (${sys.detail ?? sys.code}).`,
+        overrides: { kind: "transport", outcome: "unknown" },
+      };
     case "EAI_AGAIN":
-      return { reason: "dns_failure", message };
+      return { reason: "dns_failure", message: dnsMessage(sys, message, "the resolver did not answer in time") };
     case "ENOTFOUND":
-      return { reason: "dns_failure", message, overrides: { transient: false } };
+      return { reason: "dns_failure", message: dnsMessage(sys, message, "no such host"), overrides: { transient: false } };
     default:
       return undefined;
   }
+}
+
+/** " (host)" from the configured URL or the system error, for messages that need a place. */
+function host(ctx: NormalizeContext, sys: SystemErrorInfo): string {
+  const name = ctx.url ?? sys.hostname ?? sys.path;
+  return name ? ` at ${name}` : "";
+}
+
+/** "fetch failed" names nothing; the message names the host that could not be resolved. */
+function dnsMessage(sys: SystemErrorInfo, message: string, what: string): string {
+  const name = sys.hostname ?? /getaddrinfo \w+ (\S+)/.exec(`${sys.detail ?? ""} ${message}`)?.[1];
+  return `DNS lookup of ${name ? `'${name}'` : "the server's host"} failed: ${what} (${sys.code}).`;
 }
 
 function where(message: string): string {
@@ -69,6 +99,7 @@ function systemError(error: unknown): SystemErrorInfo | undefined {
       if (typeof e.syscall === "string") info.syscall = e.syscall;
       if (typeof e.path === "string") info.path = e.path;
       if (typeof e.message === "string" && e.message) info.detail = e.message;
+      if (typeof e.hostname === "string") info.hostname = e.hostname;
       if (info.code === "ECONNREFUSED" && typeof e.address === "string") info.path = `${e.address}:${String(e.port)}`;
       return info;
     }

@@ -1,0 +1,44 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+
+// Why a call's controller was aborted by its connection rather than by its caller or its timer;
+// the call reads the reason to classify its own failure.
+
+/** The reason a call's controller is aborted with when its answer stream broke or ended without the answer. */
+export class StreamLostError extends Error {
+  override readonly name = "StreamLostError";
+  constructor(
+    cause: unknown,
+    /** Did the whole connection die with the stream (the legacy SSE transport's event stream)? */
+    readonly connectionDied = false,
+  ) {
+    super(streamLostMessage(cause, connectionDied), cause === undefined ? undefined : { cause });
+  }
+}
+
+function streamLostMessage(cause: unknown, connectionDied: boolean): string {
+  const what = connectionDied ? "The server's event stream" : "The response stream";
+  if (cause === undefined) return `${what} ended before the server answered.`;
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return `${what} broke before the server answered (${detail}).`;
+}
+
+/** The reason in-flight calls are aborted with when the toolkit closes under them. */
+export class ToolkitClosedError extends Error {
+  override readonly name = "ToolkitClosedError";
+  constructor(serverName: string) {
+    super(`The toolkit was closed while the call to server '${serverName}' was in flight.`);
+  }
+}
+
+export async function listAllTools(client: Client): Promise<Tool[]> {
+  if (!client.getServerCapabilities()?.tools) return [];
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : undefined);
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
