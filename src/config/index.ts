@@ -6,6 +6,7 @@ import type { z } from "zod";
 import {
   BreakerOptionsSchema,
   ErrorOptionsSchema,
+  HttpServerConfigSchema,
   McpToolkitConfigSchema,
   ReconnectOptionsSchema,
   RetryBudgetOptionsSchema,
@@ -88,6 +89,8 @@ export const DEFAULT_TOOLKIT_OPTIONS = defaultsOf(McpToolkitConfigSchema);
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = DEFAULT_SERVER_OPTIONS.connectTimeoutMs;
 export const DEFAULT_STDERR_LINES = defaultsOf(StdioServerConfigSchema).stderrLines;
+/** How long an HTTP server's connections may idle before a call checks them first (`keepAliveCheckAfterMs`). */
+export const DEFAULT_KEEPALIVE_CHECK_AFTER_MS = defaultsOf(HttpServerConfigSchema).keepAliveCheckAfterMs;
 /** The per-attempt timeout of a tool whose policy, server and toolkit set none. */
 export const DEFAULT_TIMEOUT_MS = DEFAULT_TOOLKIT_OPTIONS.timeoutMs;
 /** The longest message the model reads (`errors.maxLength`). */

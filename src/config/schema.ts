@@ -8,6 +8,7 @@
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { McpToolError } from "../errors/McpToolError.js";
@@ -165,23 +166,39 @@ export interface StdioServerConfig extends ServerOptions, Own<typeof StdioServer
 
 const authProvider = custom<OAuthClientProvider>("an OAuthClientProvider", isObject);
 
+/** What both HTTP transports take. */
+const httpOptions = {
+  url: httpUrl(),
+  /** Sent with every request; values that a secret name or a credential shape marks are redacted from model text. */
+  headers: stringRecord().optional(),
+  authProvider: authProvider.optional(),
+  /**
+   * The fetch every request to this server goes through: set an undici dispatcher for
+   * keep-alive, a proxy or a CA. Unset, the global fetch.
+   */
+  fetch: fn<FetchLike>().optional(),
+  /**
+   * How long the server's connections may sit idle before a tool call first checks them (one
+   * OPTIONS request), in milliseconds, so a pooled socket the server or a proxy already closed
+   * does not fail a call. Below every proxy idle timeout we know of (Node 5 s, nginx 60-75 s,
+   * cloud load balancers 60 s or more) and above the gaps of a busy caller, so a steady stream
+   * of calls pays nothing. `Infinity` turns the check off.
+   * @default 500
+   */
+  keepAliveCheckAfterMs: number({ infinite: true }).default(500),
+};
+
 export const HttpServerConfigSchema = options({
   /** Streamable HTTP, falling back to SSE when the server only speaks SSE. */
   transport: z.literal("http"),
-  url: httpUrl(),
-  /** Sent with every request; every value is redacted from model text. */
-  headers: stringRecord().optional(),
-  authProvider: authProvider.optional(),
+  ...httpOptions,
   ...serverOptions,
 });
 export interface HttpServerConfig extends ServerOptions, Own<typeof HttpServerConfigSchema> {}
 
 export const SseServerConfigSchema = options({
   transport: z.literal("sse"),
-  url: httpUrl(),
-  /** Sent with every request; every value is redacted from model text. */
-  headers: stringRecord().optional(),
-  authProvider: authProvider.optional(),
+  ...httpOptions,
   ...serverOptions,
 });
 export interface SseServerConfig extends ServerOptions, Own<typeof SseServerConfigSchema> {}

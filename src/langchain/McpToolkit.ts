@@ -8,7 +8,7 @@ import { normalize } from "../errors/normalize.js";
 import { redactError, type ModelTextOptions } from "../errors/text.js";
 import { collectSecrets } from "../config/secrets.js";
 import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType } from "../events.js";
-import { callToolOnce, type ToolTarget } from "../mcp/callTool.js";
+import { callToolOnce, connectionDeathKey, type ToolTarget } from "../mcp/callTool.js";
 import { Connection } from "../mcp/Connection.js";
 import { convertResult, type ConvertedResult } from "../mcp/content.js";
 import { breakerEvents, CircuitBreaker, type BreakerState } from "../policy/CircuitBreaker.js";
@@ -58,7 +58,7 @@ export class McpToolkit extends BaseToolkit {
     for (const [name, server] of Object.entries(config.servers)) {
       this.connections.set(name, new Connection(name, server, clientInfo, emit));
       this.guards.set(name, {
-        breaker: new CircuitBreaker(name, { ...config.breaker, ...server.breaker }, breakerEvents(name, emit)),
+        breaker: new CircuitBreaker(name, { ...config.breaker, ...server.breaker }, { ...breakerEvents(name, emit), failureKey: connectionDeathKey }),
         gate: new RetryAfterGate(name),
         budget: new RetryBudget({ ...config.retryBudget, ...server.retryBudget }),
       });

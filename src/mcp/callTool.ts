@@ -115,6 +115,15 @@ function diedWithConnection(error: McpToolError, connection: Connection, abortRe
   return effect === "lost" || (effect === "request" && !connection.breaksArePerRequest);
 }
 
+/**
+ * Which connection death a failure belongs to, for the breaker: every call in flight on a
+ * connection that died fails with it, and that is one piece of evidence about the server.
+ */
+export function connectionDeathKey(error: McpToolError): string | undefined {
+  const generation = (error.data as { connectionGeneration?: unknown } | undefined)?.connectionGeneration;
+  return typeof generation === "number" ? `connection-${generation}` : undefined;
+}
+
 /** `data.connectionGeneration`: which of its server's connections died (one number per connection, per server). */
 function withGeneration(error: McpToolError, generation: number): McpToolError {
   const data = error.data;

@@ -1,4 +1,5 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { DEFAULT_KEEPALIVE_CHECK_AFTER_MS } from "../config/index.js";
 import { isRecord } from "../errors/normalize.js";
 
 /**
@@ -17,14 +18,6 @@ import { isRecord } from "../errors/normalize.js";
  * Any other failure keeps its unknown outcome.
  */
 
-/**
- * How long the server's connections may sit idle before a tool call checks them first, in
- * milliseconds. Below the idle timeout of every proxy we know of (Node closes after 5 s, nginx
- * after 60–75 s, cloud load balancers after 60 s or more), and above the gaps of a busy caller,
- * so a steady stream of calls pays nothing.
- * @default 500
- */
-export const DEFAULT_KEEPALIVE_CHECK_AFTER_MS = 500;
 
 /** The longest a connection check may take; past it the call goes ahead anyway. */
 const CHECK_TIMEOUT_MS = 2000;

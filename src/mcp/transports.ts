@@ -113,13 +113,7 @@ async function reap(child: ChildProcess): Promise<void> {
   for (let hop = 0; hop < 2; hop++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-/** The options HTTP servers share; `fetch` is read here until the config schema names it. */
-type HttpConfig = (HttpServerConfig | SseServerConfig) & {
-  /** The fetch every request of this server goes through (set a dispatcher: keep-alive, proxy, CA). */
-  fetch?: FetchLike;
-  /** @default DEFAULT_KEEPALIVE_CHECK_AFTER_MS */
-  keepAliveCheckAfterMs?: number;
-};
+type HttpConfig = HttpServerConfig | SseServerConfig;
 
 /** The server's fetch (or the global one) under the keep-alive defences. */
 function baseFetch(config: HttpConfig, probe: TransportProbe): FetchLike {

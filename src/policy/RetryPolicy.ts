@@ -96,7 +96,10 @@ export async function runWithRetry<T>(
         shouldRetry: async ({ error, attemptNumber }) => {
           const e = error as McpToolError;
           if (!retryVerdict(e, attemptNumber, hooks.idempotent, options)) return false;
-          let delay = backoffDelay(attemptNumber, options);
+          // A request the server never saw on a connection that is gone (an expired session, a
+          // closed pipe): the reconnect is the fresh start, and Connection backs off if it fails.
+          const reconnectNow = attemptNumber === 1 && e.outcome === "not_sent" && reasonInfo(e.reason).connection === "lost";
+          let delay = reconnectNow ? 0 : backoffDelay(attemptNumber, options);
           if (e.retryAfterMs !== undefined) {
             if (e.retryAfterMs > options.maxTimeout) {
               giveUpNote = `The server asked to wait ${Math.ceil(e.retryAfterMs / 1000)} s, longer than the retry policy allows (${options.maxTimeout} ms).`;

@@ -5,7 +5,7 @@
  * the client checks its connections first. The server counts executions.
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_KEEPALIVE_CHECK_AFTER_MS } from "../../src/mcp/keepAlive.js";
+import { DEFAULT_KEEPALIVE_CHECK_AFTER_MS } from "../../src/config/index.js";
 import { startIdleProxy } from "../servers/proxy/idleProxy.js";
 import { closeLater, server, toolkitFor } from "./helpers.js";
 

@@ -9,6 +9,7 @@ import { CircuitBreaker } from "../../src/policy/CircuitBreaker.js";
 import { RetryBudget } from "../../src/policy/RetryBudget.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 import { startHttpFixture } from "../servers/http.js";
+import { stdioFixtureCommand } from "../servers/stdio.js";
 
 const cleanups = closeAfterEach();
 const context = { toolName: "t", serverName: "s" };
@@ -66,6 +67,26 @@ describe("the breaker before every attempt", () => {
     const breaker = new CircuitBreaker("s", { failureThreshold: 2 }, { failureKey: () => "generation-1" });
     for (let i = 0; i < 6; i++) await breaker.execute(failing, undefined, context).catch(() => undefined);
     expect(breaker.state).toBe("closed");
+  });
+});
+
+describe("one connection death is one failure", () => {
+  it("does not open the circuit when the calls in flight on a dying stdio server all fail with it", async () => {
+    const events: McpEvent[] = [];
+    const toolkit = await McpToolkit.connect({
+      servers: { local: { transport: "stdio", ...stdioFixtureCommand(), breaker: { failureThreshold: 3 } } },
+      retry: { retries: 0 },
+      onEvent: (e) => events.push(e),
+    });
+    cleanups.push(() => toolkit.close());
+    // LangGraph runs a turn's tool calls at once: five in flight when the process dies.
+    const slow = Array.from({ length: 5 }, (_, i) => toolkit.getTool("slow")!.invoke({ ms: 30_000 + i }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await toolkit.getTool("crash")!.invoke({ code: 1 });
+    for (const text of await Promise.all(slow)) expect(String(text)).toContain("(connection_closed)");
+    expect(events.filter((e) => e.type === "circuit_open")).toHaveLength(0);
+    expect(toolkit.circuitState("local")).toBe("closed");
+    expect(await toolkit.getTool("echo")!.invoke({ text: "back" })).toBe("back");
   });
 });
 
