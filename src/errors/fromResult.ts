@@ -5,7 +5,9 @@ import { contentText } from "./contentText.js";
 import { McpToolError } from "./McpToolError.js";
 
 const INPUT_VALIDATION = /^Input validation error\b|^Invalid arguments for tool\b/;
-const OUTPUT_VALIDATION = /^Output validation error\b/;
+// A server that needed input (elicitation) from a client that declared no such capability: a
+// person must act (v1 servers word it "Client does not support…", v2 "Cannot request input…").
+const INPUT_UNAVAILABLE = /^Cannot request input\b|\bdid not declare the required capability\b|^Client does not support (?:form |url )?elicitation\b/i;
 const TOOL_MISSING = /^Tool (\S+) (not found|disabled)\b/;
 
 /**
@@ -28,7 +30,7 @@ export function fromResult(result: unknown, context: NormalizeContext = {}): Mcp
   }
   const text = stripMcpPrefix(contentText(result.content).trim());
   if (INPUT_VALIDATION.test(text)) return McpToolError.of("invalid_params", text, { ...fields, kind: "domain" });
-  if (OUTPUT_VALIDATION.test(text)) return McpToolError.of("output_schema_mismatch", text, { ...fields, kind: "domain" });
+  if (INPUT_UNAVAILABLE.test(text)) return McpToolError.of("elicitation_required", text, { ...fields, kind: "domain" });
   if (TOOL_MISSING.test(text)) return McpToolError.of("tool_not_found", text, fields);
   return McpToolError.of("tool_error", text || "The tool reported an error without a message.", fields);
 }

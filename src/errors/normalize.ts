@@ -4,6 +4,7 @@ import { fromHttpStatus, httpStatus, isUnexpectedContentType, unexpectedResponse
 import { fromJsonRpc, jsonRpcCode } from "./classify/jsonrpc.js";
 import { connectionClosed, timeoutMessage } from "./classify/local.js";
 import { fromOAuth, fromSdkShape, fromSseFailure, isSseError } from "./classify/sdk.js";
+import { fromSdkV2, sdkV2Code } from "./classify/sdkV2.js";
 import { fromSystem } from "./classify/system.js";
 import { fromTls } from "./classify/tls.js";
 import { dropUndefined, messageOf } from "./classify/util.js";
@@ -41,6 +42,8 @@ function classify(error: unknown, ctx: NormalizeContext): Classification {
   if (ctx.response?.unexpected) return unexpectedResponse(ctx, message);
 
   if (code !== undefined) return fromJsonRpc(error, code, message, ctx);
+  const sdkCode = sdkV2Code(error);
+  if (sdkCode !== undefined) return fromSdkV2(error, sdkCode, message, ctx);
   const status = httpStatus(error);
   if (status !== undefined) return fromHttpStatus(status, message, ctx);
   if (isUnexpectedContentType(error)) return unexpectedResponse(ctx, message);

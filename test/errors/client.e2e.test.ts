@@ -187,7 +187,7 @@ describe("output_schema_mismatch", () => {
     expect(result.structuredContent).toEqual({ total: "three" });
   });
 
-  it("gets an isError result from McpServer's own output check (wrong_output), which fromResult classifies as output_schema_mismatch", async () => {
+  it("gets an isError result from McpServer's own output check (wrong_output), which fromResult classifies as the tool's own error", async () => {
     const { client } = await fixtureClient();
     await client.listTools();
     // McpServer validates first and answers isError, so the client's check never fires: no rejection.
@@ -197,7 +197,8 @@ describe("output_schema_mismatch", () => {
       { type: "text", text: expect.stringMatching(/^MCP error -32602: Output validation error: Invalid structured content for tool wrong_output: /) },
     ]);
     const e = fromResult(result, { toolName: "wrong_output" });
-    expectClassified(e!, { reason: "output_schema_mismatch", kind: "domain", transient: false, outcome: "executed" });
+    // ERRORS.md: a server's own "Output validation error" is tool_error; output_schema_mismatch is the client's own finding.
+    expectClassified(e!, { reason: "tool_error", kind: "domain", transient: false, outcome: "executed" });
     expect(e!.message).toMatch(/^Output validation error: /);
     expect(e!.toolName).toBe("wrong_output");
   });

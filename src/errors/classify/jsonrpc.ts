@@ -8,16 +8,35 @@ import { dropUndefined, isRecord, stripMcpPrefix } from "./util.js";
 
 const ERR = { parse: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internal: -32603 };
 const URL_ELICITATION_REQUIRED = -32042;
+// New in the 2026-07-28 revision.
+const HEADER_MISMATCH = -32020;
+const MISSING_CLIENT_CAPABILITY = -32021;
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 const RELAYED_PREFIX = /^MCP error -?\d+:\s*MCP error -?\d+:/;
 
-/** The JSON-RPC code of an SDK McpError, or `undefined` for anything else. */
+/**
+ * The JSON-RPC code of an error from either SDK line: v1's McpError, v2's ProtocolError (and
+ * its subclasses, which keep that name). `undefined` for anything else.
+ */
 export function jsonRpcCode(error: unknown): number | undefined {
   if (error instanceof McpError) return error.code;
-  // A second copy of the SDK in node_modules fails instanceof; its errors keep the name.
-  if (isRecord(error) && error.name === "McpError" && typeof error.code === "number") return error.code;
+  // A second copy of an SDK in node_modules fails instanceof; its errors keep the name.
+  if (isRecord(error) && (error.name === "McpError" || error.name === "ProtocolError") && typeof error.code === "number") return error.code;
   return undefined;
 }
+
+/**
+ * v1 gives its own local failures (timeout, abort, closed connection) JSON-RPC codes too;
+ * v2 raises those as SdkError with string codes, so a v2 ProtocolError always came from the
+ * server.
+ */
+function isV1(error: unknown): boolean {
+  return error instanceof McpError || (isRecord(error) && error.name === "McpError");
+}
+
+/** A -32602 that names the tool as unknown or disabled: the tool list is stale (2026-era servers). */
+const UNKNOWN_TOOL = /^(?:Tool \S+ (?:not found|disabled)|Unknown tool\b)/i;
 
 /**
  * Classifies an error carrying a JSON-RPC code: the SDK's own local timeout, abort and
@@ -28,9 +47,9 @@ export function fromJsonRpc(error: unknown, code: number, message: string, ctx: 
   const data = (error as { data?: unknown }).data;
   const text = stripMcpPrefix(message);
   const base: Partial<McpToolErrorFields> = dropUndefined({ code, data });
-  // The SDK's own errors carry one "MCP error <code>:" prefix. A server built on the SDK sends its
+  // v1's own errors carry one "MCP error <code>:" prefix. A server built on v1 sends its
   // McpError's message with the prefix in it, so what it sends arrives with two: never local.
-  const local = !RELAYED_PREFIX.test(message);
+  const local = isV1(error) && !RELAYED_PREFIX.test(message);
 
   if (code === SDK_REQUEST_TIMEOUT && local && isLocalTimeout(data)) {
     return { reason: "request_timeout", message: timeoutMessage(error, text), overrides: base };
@@ -59,6 +78,12 @@ export function fromJsonRpc(error: unknown, code: number, message: string, ctx: 
   if (/has an output schema but did not return structured content|Structured content does not match the tool's output schema|Failed to validate structured content/.test(text)) {
     return { reason: "output_schema_mismatch", message: text, overrides: base };
   }
+  // v1's client refuses a task-required tool locally: we lack the capability the tool needs.
+  if (code === ERR.invalidRequest && local && /requires task-based execution/.test(text)) {
+    return { reason: "capability_missing", message: text, overrides: base };
+  }
+  const era = fromNewCodes(code, text, data);
+  if (era) return { ...era, overrides: { ...base, kind: "protocol" } };
   switch (code) {
     case ERR.parse:
       return { reason: "parse_error", message: text, overrides: base };
@@ -75,4 +100,33 @@ export function fromJsonRpc(error: unknown, code: number, message: string, ctx: 
     default:
       return { reason: "server_error", message: text, overrides: { ...base, kind: "protocol" } };
   }
+}
+
+/** The codes 2026-era servers send, and the meaning -32602 took on for an unknown tool. */
+function fromNewCodes(code: number, text: string, data: unknown): Omit<Classification, "overrides"> | undefined {
+  switch (code) {
+    case ERR.invalidParams:
+      return UNKNOWN_TOOL.test(text) ? { reason: "tool_not_found", message: text } : undefined;
+    case HEADER_MISMATCH:
+      return { reason: "header_mismatch", message: text };
+    case MISSING_CLIENT_CAPABILITY: {
+      // Input a person must give (elicitation) is its own reason: the hint differs.
+      const required = isRecord(data) && isRecord(data.requiredCapabilities) ? Object.keys(data.requiredCapabilities) : [];
+      const elicitation = required.includes("elicitation") || (required.length === 0 && /elicitation/i.test(text));
+      return { reason: elicitation ? "elicitation_required" : "capability_missing", message: required.length > 0 ? `${text} (required: ${required.join(", ")})` : text };
+    }
+    case UNSUPPORTED_PROTOCOL_VERSION:
+      return { reason: "protocol_version_unsupported", message: versionMessage(text, data) };
+    default:
+      return undefined;
+  }
+}
+
+/** "… (the server supports 2026-07-28; we asked for 2025-11-25)". */
+export function versionMessage(text: string, data: unknown): string {
+  if (!isRecord(data)) return text;
+  const supported = Array.isArray(data.supported) ? data.supported.map(String).join(", ") : undefined;
+  const requested = typeof data.requested === "string" ? data.requested : undefined;
+  const parts = [supported ? `the server supports ${supported}` : undefined, requested ? `we asked for ${requested}` : undefined].filter(Boolean);
+  return parts.length > 0 ? `${text} (${parts.join("; ")})` : text;
 }
