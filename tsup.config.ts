@@ -1,7 +1,8 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/agents.ts"],
+  // `cli` is the `langchain-mcp-errors` bin (`doctor`); tsup keeps its shebang and makes it executable.
+  entry: { index: "src/index.ts", agents: "src/agents.ts", cli: "src/cli/bin.ts" },
   format: ["esm", "cjs"],
   dts: true,
   sourcemap: true,

@@ -142,10 +142,11 @@ export class EventHub {
   }
 
   emit(raw: McpEvent): void {
-    if (!this.active) return;
+    const typed = this.byType.get(raw.type);
+    // Redacting an error costs microseconds: only for an event someone receives.
+    if (this.all.size === 0 && (typed === undefined || typed.size === 0)) return;
     const event = this.redact && "error" in raw && raw.error ? { ...raw, error: this.redact(raw.error) } : raw;
     for (const listener of this.all) call(listener, event);
-    const typed = this.byType.get(event.type);
     if (typed) for (const listener of typed) call(listener, event);
   }
 

@@ -17,6 +17,7 @@ export type { McpToolMetadata } from "./langchain/McpTool.js";
 export {
   McpConfigError,
   validateConfig,
+  loadMcpConfig,
   DEFAULT_BREAKER,
   DEFAULT_CLIENT_INFO,
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -29,6 +30,7 @@ export {
   DEFAULT_TIMEOUT_MS,
 } from "./config/index.js";
 export type {
+  LoadMcpConfigOptions,
   ClientServerConfig,
   ErrorOptions,
   FallbackFunction,

@@ -81,6 +81,15 @@ const cases: [file: string, expected: (string | RegExp)[]][] = [
       "review node: 1 of 2 calls worked; failed: send_sms (tool_error).",
     ],
   ],
+  [
+    "examples/otel-trace.ts",
+    [
+      "execute_tool search: 2 attempts, tool call call_1, circuit closed",
+      "• langchain_mcp.retry: retry after service_unavailable, waited 50 ms",
+      /└ tools\/call search #1: service_unavailable \(HTTP 503\); tcp to 127\.0\.0\.1:\d+, MCP \d{4}-\d{2}-\d{2}/,
+      /└ tools\/call search #2: ok; tcp to 127\.0\.0\.1:\d+/,
+    ],
+  ],
 ];
 
 describe("examples", () => {

@@ -51,6 +51,7 @@ export type {
   ToolPolicy,
 } from "./schema.js";
 export { McpConfigError, validateConfig } from "./validate.js";
+export { loadMcpConfig, type LoadMcpConfigOptions } from "./load.js";
 
 type Shape = Readonly<Record<string, z.ZodType>>;
 

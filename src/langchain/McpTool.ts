@@ -8,6 +8,8 @@ import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import { redactError, toModelReply, type ModelTextOptions } from "../errors/text.js";
+import { telemetryOn } from "../telemetry/otel.js";
+import { withToolRun } from "./runEvents.js";
 
 /**
  * Stands in for the real schema while LangChain's `call` validates input we already checked.
@@ -142,11 +144,16 @@ export class McpTool extends StructuredTool {
 
   protected override async _call(
     args: Record<string, unknown>,
-    _runManager?: CallbackManagerForToolRun,
+    runManager?: CallbackManagerForToolRun,
     config?: ToolRunnableConfig,
   ): Promise<[unknown, unknown]> {
     try {
-      return await this.execute(args, config);
+      // Only when someone listens (a callback handler, a tracer, OpenTelemetry) is the run carried
+      // along, so that retries, fallbacks and reconnects are reported inside it.
+      const listening = runManager !== undefined && runManager.handlers.length > 0;
+      if (!listening && !telemetryOn()) return await this.execute(args, config);
+      const toolCallId = typeof config?.toolCall?.id === "string" ? config.toolCall.id : undefined;
+      return await withToolRun({ ...(listening ? { runManager } : {}), toolCallId }, () => this.execute(args, config));
     } catch (error) {
       // Thrown classified: LangChain's callbacks see the McpToolError, and call() returns it.
       throw error instanceof McpToolError ? error : this.toError(error);

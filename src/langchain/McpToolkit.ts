@@ -17,7 +17,9 @@ import { runPipeline, type ServerGuards } from "../policy/pipeline.js";
 import { RetryAfterGate } from "../policy/RetryAfterGate.js";
 import { RetryBudget } from "../policy/RetryBudget.js";
 import { resolvePolicy, type ResolvedPolicy, type ToolIdentity } from "../policy/resolve.js";
+import { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
 import { McpTool } from "./McpTool.js";
+import { currentToolRun, forwardToToolRuns } from "./runEvents.js";
 import { exposedNames } from "./toolNames.js";
 
 /** What the toolkit keeps per tool, resolved once when the tool is built. */
@@ -47,12 +49,21 @@ export class McpToolkit extends BaseToolkit {
   private retrying: Promise<void> | undefined;
   private readonly secrets: ReturnType<typeof collectSecrets>;
   private readonly events: EventHub;
+  /** Spans and metrics through OpenTelemetry; does nothing unless the application registered a provider. */
+  private readonly telemetry: ToolkitTelemetry;
   private closed = false;
 
   private constructor(private readonly config: McpToolkitConfig) {
     super();
     this.secrets = collectSecrets(config);
     this.events = new EventHub(config.onEvent, (error) => redactError(error, this.textOptions()));
+    this.telemetry = new ToolkitTelemetry(this.events, {
+      connection: (name) => this.connections.get(name),
+      tool: (name) => ({ mcpName: this.byName.get(name)?.identity.mcpName ?? name, description: this.toolsByName.get(name)?.description ?? "" }),
+      toolCallId: () => currentToolRun()?.toolCallId,
+      redact: (error) => redactError(error, this.textOptions()),
+    });
+    forwardToToolRuns(this.events);
     const emit = (event: McpEvent) => this.events.emit(event);
     const clientInfo = config.clientInfo ?? DEFAULT_CLIENT_INFO;
     for (const [name, server] of Object.entries(config.servers)) {
@@ -242,6 +253,7 @@ export class McpToolkit extends BaseToolkit {
         // A fallback's own call runs under its server's policy and breaker, and never falls back again.
         ...(nested ? { report: false } : { fallback: this.fallbackFor(runtime, args) }),
         events: this.events,
+        instrument: this.telemetry,
       },
       signal,
     );

@@ -51,7 +51,7 @@ export async function callToolOnce(
     untrack = connection.track(id, scope.controller);
     // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
     abortedBeforeSend = scope.signal.aborted;
-    result = (await lease.client.callTool({ name: target.mcpName, arguments: args }, undefined, {
+    result = (await lease.client.callTool({ name: target.mcpName, arguments: args, ...(meta ? { _meta: meta } : {}) }, undefined, {
       signal: scope.signal,
       timeout: target.sdkTimeoutMs,
       ...(target.resetTimeoutOnProgress ? { onprogress: scope.progress } : {}),

@@ -1,0 +1,72 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
+import type { EventHub, McpEvent } from "../events.js";
+
+/** The LangChain tool run a call belongs to. */
+export interface ToolRun {
+  runManager?: CallbackManagerForToolRun | undefined;
+  /** The model's tool call id, when the tool was invoked with one. */
+  toolCallId?: string | undefined;
+}
+
+/**
+ * Carries the tool run through the call's async work, so that a retry, a fallback or a
+ * reconnect deep in the pipeline can be reported inside it. Entered only when someone listens
+ * (callbacks, a tracer, or OpenTelemetry): on Node 20 the first `run` turns on async hooks.
+ */
+const runs = new AsyncLocalStorage<ToolRun>();
+
+/** The tool run the current async context belongs to, if any. */
+export function currentToolRun(): ToolRun | undefined {
+  return runs.getStore();
+}
+
+/** Runs `fn` inside `run`. */
+export function withToolRun<T>(run: ToolRun, fn: () => Promise<T>): Promise<T> {
+  return runs.run(run, fn);
+}
+
+/** The custom event names a tool run receives; `data` is the event without its `type`. */
+export const RUN_EVENT_NAMES = {
+  retry: "mcp_retry",
+  fallback: "mcp_fallback",
+  reconnect: "mcp_reconnect",
+  circuit_open: "mcp_circuit_open",
+  half_open: "mcp_half_open",
+  circuit_close: "mcp_circuit_close",
+} as const satisfies Partial<Record<McpEvent["type"], string>>;
+
+type Forwarded = keyof typeof RUN_EVENT_NAMES;
+
+/**
+ * Reports the hub's retries, fallbacks, reconnects and circuit changes inside the LangChain
+ * tool run they happened in: as a custom event (`handleCustomEvent`, seen by every callback
+ * handler and by `streamEvents`), and as an event on the traced run itself, which LangSmith
+ * shows in the run's timeline. The hub's events carry redacted errors; only the error's
+ * reason and message go along.
+ */
+export function forwardToToolRuns(hub: EventHub): void {
+  for (const type of Object.keys(RUN_EVENT_NAMES) as Forwarded[]) hub.on(type, (event: McpEvent) => report(event));
+}
+
+function report(event: McpEvent): void {
+  const run = runs.getStore()?.runManager;
+  if (!run) return;
+  const name = RUN_EVENT_NAMES[event.type as Forwarded];
+  const data = payloadOf(event);
+  // Callbacks may be async and may fail; neither may hold up or break the call.
+  run.handleCustomEvent(name, data, run.runId).catch(() => undefined);
+  const time = new Date().toISOString();
+  for (const handler of run.handlers) {
+    // A tracer (LangSmith's included) keeps its open runs in `runMap`; their `events` are sent with the run.
+    const traced = (handler as { runMap?: Map<string, { events?: unknown[] }> }).runMap?.get(run.runId);
+    traced?.events?.push({ name, time, kwargs: data });
+  }
+}
+
+function payloadOf(event: McpEvent): Record<string, unknown> {
+  const { type: _type, ...rest } = event;
+  if (!("error" in rest) || !rest.error) return rest;
+  const { error, ...others } = rest;
+  return { ...others, reason: error.reason, message: error.message };
+}

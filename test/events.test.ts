@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import { EventHub, McpToolError, type McpEvent } from "../src/index.js";
+
+describe("EventHub", () => {
+  it("redacts an event's error only for an event someone receives", () => {
+    let redactions = 0;
+    const hub = new EventHub(undefined, (error) => {
+      redactions++;
+      return error.with({ message: "[redacted]" });
+    });
+    const retries: McpEvent[] = [];
+    hub.on("retry", (e) => retries.push(e));
+    const error = McpToolError.of("service_unavailable", "token abc");
+    hub.emit({ type: "error", toolName: "t", error });
+    expect(redactions).toBe(0);
+    hub.emit({ type: "retry", toolName: "t", attempt: 1, delayMs: 10, error });
+    expect(redactions).toBe(1);
+    expect(retries).toMatchObject([{ type: "retry", error: { message: "[redacted]" } }]);
+  });
+});
