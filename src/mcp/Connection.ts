@@ -141,10 +141,30 @@ export class Connection {
     };
   }
 
+  /** The live client if there is one now, without waiting; `undefined` when a (re)connect is needed. */
+  current(): Lease | undefined {
+    if (this.closed || !this.isLive()) return undefined;
+    return { client: this.client!, generation: this.generation, hadSession: this.sessionId !== undefined };
+  }
+
+  /** Did the toolkit close this connection? */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * Must a call's own controller be registered (`track`)? Over our HTTP transports a broken
+   * answer stream ends the one request it carried; elsewhere nothing outside ends a request.
+   */
+  get tracksStreams(): boolean {
+    return !("client" in this.config) && this.config.transport !== "stdio";
+  }
+
   /** The live client, connecting or reconnecting first when needed. */
   async lease(signal?: AbortSignal): Promise<Lease> {
     if (this.closed) throw McpToolError.of("closed", `The toolkit was closed; server '${this.name}' can no longer be called.`, { serverName: this.name });
-    if (this.isLive()) return { client: this.client!, generation: this.generation, hadSession: this.sessionId !== undefined };
+    const live = this.current();
+    if (live) return live;
     if (this.generation > 0 && !this.reconnect.enabled) {
       throw McpToolError.of("not_connected", `The connection to server '${this.name}' is closed and reconnection is off.`, { serverName: this.name });
     }

@@ -18,6 +18,8 @@ export interface ToolTarget {
   resetTimeoutOnProgress: boolean;
 }
 
+const noProgress = (): void => {};
+
 /** The SDK's next JSON-RPC id; read just before a request so a broken stream can be tied to it. */
 function nextRequestId(lease: Lease): number | undefined {
   const id = (lease.client as unknown as { _requestMessageId?: unknown })._requestMessageId;
@@ -45,17 +47,32 @@ export async function callToolOnce(
   let untrack = () => {};
   let abortedBeforeSend = false;
   let result: CallToolResult;
+  const params = { name: target.mcpName, arguments: args, ...(meta ? { _meta: meta } : {}) };
   try {
-    lease = await connection.lease(scope.signal);
-    id = nextRequestId(lease);
-    untrack = connection.track(id, scope.controller);
-    // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
-    abortedBeforeSend = scope.signal.aborted;
-    result = (await lease.client.callTool({ name: target.mcpName, arguments: args, ...(meta ? { _meta: meta } : {}) }, undefined, {
-      signal: scope.signal,
-      timeout: target.sdkTimeoutMs,
-      ...(target.resetTimeoutOnProgress ? { onprogress: scope.progress } : {}),
-    })) as CallToolResult;
+    const live = connection.current();
+    if (live && !connection.tracksStreams && scope.sdkCanBound) {
+      // The common case: a live connection whose requests nothing outside needs to end. The
+      // SDK's own timer bounds the call (and cancels it on the server) and the caller's signal
+      // goes straight to it: no controller, timer or listener of ours.
+      lease = live;
+      abortedBeforeSend = callerSignal?.aborted === true;
+      result = (await live.client.callTool(params, undefined, {
+        ...(callerSignal ? { signal: callerSignal } : {}),
+        timeout: scope.options.timeoutMs,
+        ...(scope.options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, onprogress: noProgress } : {}),
+      })) as CallToolResult;
+    } else {
+      lease = await connection.lease(scope.signal);
+      id = nextRequestId(lease);
+      untrack = connection.track(id, scope.controller);
+      // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
+      abortedBeforeSend = scope.signal.aborted;
+      result = (await lease.client.callTool(params, undefined, {
+        signal: scope.signal,
+        timeout: target.sdkTimeoutMs,
+        ...(target.resetTimeoutOnProgress ? { onprogress: scope.progress } : {}),
+      })) as CallToolResult;
+    }
   } catch (thrown) {
     const error = classify(thrown);
     const effect = REASONS[error.reason].connection;
@@ -70,7 +87,7 @@ export async function callToolOnce(
 
   function classify(thrown: unknown): McpToolError {
     const error = classifyFailure(thrown);
-    return lease && diedWithConnection(error, connection, scope.signal.reason) ? withGeneration(error, lease.generation) : error;
+    return lease && diedWithConnection(error, connection, scope.reason) ? withGeneration(error, lease.generation) : error;
   }
 
   function classifyFailure(thrown: unknown): McpToolError {
@@ -79,9 +96,12 @@ export async function callToolOnce(
     const unsent = lease === undefined || abortedBeforeSend;
     // A connection's own failure (a refused reconnect) is shared by every call that waited on it.
     if (thrown instanceof McpToolError) return thrown.with({ ...here, ...(unsent ? { outcome: "not_sent" } : {}) });
-    const reason: unknown = scope.signal.reason;
-    if (reason instanceof ToolkitClosedError && !callerSignal?.aborted) {
-      return McpToolError.of("closed", reason.message, { ...here, outcome: unsent ? "not_sent" : "unknown", cause: reason });
+    const reason: unknown = scope.reason;
+    // The toolkit closed under the call: its controller was aborted, or (on the fast path) the
+    // closing client ended the request.
+    if ((reason instanceof ToolkitClosedError || connection.isClosed) && !callerSignal?.aborted) {
+      const closed = reason instanceof ToolkitClosedError ? reason : new ToolkitClosedError(connection.name);
+      return McpToolError.of("closed", closed.message, { ...here, outcome: unsent ? "not_sent" : "unknown", cause: thrown });
     }
     if (reason instanceof StreamLostError && !callerSignal?.aborted) {
       // We know exactly what happened: the answer stream broke or ended after the request was sent.

@@ -10,41 +10,66 @@ export interface AttemptTimeoutOptions {
 }
 
 /**
- * One attempt's abort controller: it aborts when the caller's signal does, when the
- * attempt's timeout passes, or when the total cap passes. Aborting the signal handed to the
- * SDK makes it send `notifications/cancelled`, so the server stops its work too, which the
+ * One attempt's time bounds. Cheap until asked: most attempts are bounded by the SDK's own
+ * timer and the caller's signal, and never need more. `controller` (made on first use) is our
+ * own, linked to the caller's signal and armed with our timers, for an attempt that must be
+ * ended from outside: a reconnect to wait for, a broken answer stream, a total cap. Aborting
+ * it makes the SDK send `notifications/cancelled`, so the server stops its work too, which the
  * SDK's own `maxTotalTimeout` does not do.
  */
 export class AttemptScope {
-  readonly controller = new AbortController();
   /** Which of our timers fired, if any. */
   timedOut = false;
+  private own: AbortController | undefined;
   private timer: NodeJS.Timeout | undefined;
   private totalTimer: NodeJS.Timeout | undefined;
-  private readonly onCallerAbort: () => void;
+  private onCallerAbort: (() => void) | undefined;
 
   constructor(
-    private readonly options: AttemptTimeoutOptions,
-    private readonly callerSignal?: AbortSignal,
-  ) {
-    this.onCallerAbort = () => this.controller.abort(callerSignal?.reason);
-    if (callerSignal?.aborted) this.onCallerAbort();
-    else callerSignal?.addEventListener("abort", this.onCallerAbort, { once: true });
-    this.arm();
-    if (options.maxTotalTimeoutMs !== undefined) {
-      const max = options.maxTotalTimeoutMs;
-      this.totalTimer = setTimeout(() => this.expire({ maxTotalTimeout: max }), max);
-    }
+    readonly options: AttemptTimeoutOptions,
+    readonly callerSignal?: AbortSignal,
+  ) {}
+
+  /** Can the SDK's own timer bound this attempt alone? Not with a total cap: the SDK sends no cancel for it. */
+  get sdkCanBound(): boolean {
+    return this.options.maxTotalTimeoutMs === undefined;
+  }
+
+  /** Our own controller, made (and its timers armed) on first use. */
+  get controller(): AbortController {
+    return this.own ?? this.start();
   }
 
   get signal(): AbortSignal {
     return this.controller.signal;
   }
 
+  /** Why our controller aborted, if it was ever made and did. */
+  get reason(): unknown {
+    return this.own?.signal.reason;
+  }
+
   /** For `onprogress`: restarts the attempt's timeout when the policy says so. */
   readonly progress = (): void => {
-    if (this.options.resetTimeoutOnProgress && !this.controller.signal.aborted) this.arm();
+    if (this.options.resetTimeoutOnProgress && this.own && !this.own.signal.aborted) this.arm();
   };
+
+  private start(): AbortController {
+    const controller = new AbortController();
+    this.own = controller;
+    const caller = this.callerSignal;
+    if (caller?.aborted) controller.abort(caller.reason);
+    else if (caller) {
+      this.onCallerAbort = () => controller.abort(caller.reason);
+      caller.addEventListener("abort", this.onCallerAbort, { once: true });
+    }
+    this.arm();
+    if (this.options.maxTotalTimeoutMs !== undefined) {
+      const max = this.options.maxTotalTimeoutMs;
+      this.totalTimer = setTimeout(() => this.expire({ maxTotalTimeout: max }), max);
+    }
+    return controller;
+  }
 
   private arm(): void {
     clearTimeout(this.timer);
@@ -53,15 +78,16 @@ export class AttemptScope {
   }
 
   private expire(data: { timeout: number } | { maxTotalTimeout: number }): void {
-    if (this.controller.signal.aborted) return;
+    if (!this.own || this.own.signal.aborted) return;
     this.timedOut = true;
     // The SDK's own timeout error shape, so the error reads the same whichever timer fired.
-    this.controller.abort(new McpError(ErrorCode.RequestTimeout, "Request timed out", data));
+    this.own.abort(new McpError(ErrorCode.RequestTimeout, "Request timed out", data));
   }
 
   dispose(): void {
+    if (!this.own) return;
     clearTimeout(this.timer);
     clearTimeout(this.totalTimer);
-    this.callerSignal?.removeEventListener("abort", this.onCallerAbort);
+    if (this.onCallerAbort) this.callerSignal?.removeEventListener("abort", this.onCallerAbort);
   }
 }
