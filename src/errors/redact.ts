@@ -212,8 +212,13 @@ function globalize(re: RegExp): RegExp {
   return new RegExp(re.source, flags.includes("g") ? flags : `${flags}g`);
 }
 
+// Error codes that name a secret's state, not a secret: OAuth's `invalid_token: The access token
+// expired` is prose to keep, where `access_token: abc…` is a value to hide.
+const STATE_OF_A_SECRET = /^(?:invalid|expired|missing|bad|revoked|unknown|insufficient)[_-]?(?:token|grant|client|credentials?|password|session)$|^(?:token|session|password|credentials?)[_-]?(?:expired|invalid|revoked|missing|required)$/i;
+
 /** Does this key name a secret? camelCase counts: `basicAuth`, `userPass`. */
 export function isSecretKey(key: string): boolean {
+  if (STATE_OF_A_SECRET.test(key)) return false;
   return SECRET_KEY.test(key) || SECRET_KEY.test(key.replace(/([a-z0-9])([A-Z])/g, "$1_$2"));
 }
 

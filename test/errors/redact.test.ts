@@ -272,6 +272,13 @@ describe("no over-redaction", () => {
     expect(redact(text)).toBe(text);
   });
 
+  it("keeps an error code that names a secret's state readable, and still hides a secret's value", () => {
+    expect(redact('WWW-Authenticate: Bearer error="invalid_token", invalid_token: Sign-in required')).toContain("invalid_token: Sign-in required");
+    expect(redact("token_expired: please sign in again")).toBe("token_expired: please sign in again");
+    expect(redact("access_token: abc123def")).toBe("access_token: [REDACTED]");
+    expect(redact("password=hunter2")).toBe("password=[REDACTED]");
+  });
+
   it("leaves harmless argument keys alone", () => {
     const args = { max_tokens: 500, author: "Bob", passenger: "Ann", passengers: 3, maxTokens: 9, tokenizer: "x", secretary: "y", keyword: "z" };
     expect(redactValue(args)).toEqual(args);
