@@ -1,6 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RECONNECT, type ReconnectOptions, type ServerConfig } from "../config/index.js";
@@ -8,16 +8,14 @@ import { McpToolError } from "../errors/McpToolError.js";
 import { normalize, type ExitInfo, type HttpResponseFacts } from "../errors/normalize.js";
 import type { McpEventListener } from "../events.js";
 import { raceAbort, sleep } from "../policy/abort.js";
-import { listAllTools, StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
-import { sseTransport, StderrTail, stdioTransport, streamableTransport, type TransportProbe } from "./transports.js";
+import { connectTransport, withConnectTimeout, type ConnectAttempt, type PendingTransport } from "./connect.js";
+import { listAllTools, StreamLostError, terminateSession, ToolkitClosedError } from "./connectionEnds.js";
+import { StderrTail, type TransportProbe } from "./transports.js";
 
 export { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
 
 /** How recent a transport error must be to be reported as the cause of a close. */
 const CLOSE_CAUSE_WINDOW_MS = 1000;
-
-/** How long close() waits for a server to acknowledge ending its session (HTTP DELETE) before closing anyway. */
-const TERMINATE_TIMEOUT_MS = 1000;
 
 /** A live client and the generation it belongs to; a call keeps both to tell what happened during it. */
 export interface Lease {
@@ -25,11 +23,6 @@ export interface Lease {
   generation: number;
   /** Did the connection hold a session id when the call started? */
   hadSession: boolean;
-}
-
-/** Set when a connect ran out of time, so the attempt still running installs nothing. */
-interface ConnectAttempt {
-  abandoned: boolean;
 }
 
 /**
@@ -50,7 +43,8 @@ export class Connection {
   private readonly stderr: StderrTail;
   private readonly reconnect: Required<ReconnectOptions>;
   private readonly inflight = new Map<number, AbortController>();
-  private pendingTransport: Transport | undefined;
+  /** The transport a connect is opening, so a timeout can close it. */
+  private readonly pending: PendingTransport = {};
   /** A user's own client's transport when we took it: the client is closed once it has another or none. */
   private userTransport: Transport | undefined;
   private readonly connectTimeoutMs: number;
@@ -201,7 +195,9 @@ export class Connection {
     if (wait > 0) await sleep(wait);
     const isReconnect = this.generation > 0;
     try {
-      const lease = await this.withConnectTimeout((attempt) => this.establish(attempt));
+      // Past the timeout, what the attempt opened (a process, a socket) is stopped before it rejects.
+      const stop = () => Promise.allSettled([this.pending.transport?.close(), this.disposeClient()]);
+      const lease = await withConnectTimeout(this.connectTimeoutMs, this.name, (attempt) => this.establish(attempt), stop);
       this.failures = 0;
       this.nextAttemptAt = 0;
       if (isReconnect) this.onEvent?.({ type: "reconnect", serverName: this.name, attempt: lease.generation - 1 });
@@ -219,31 +215,6 @@ export class Connection {
     }
   }
 
-  /**
-   * Bounds a connect: the SDK's initialize can wait forever on a pipe that broke mid-handshake.
-   * A connect that runs out of time has stopped what it started (a process, a socket) before it
-   * rejects, so a caller that gives up and exits leaves no orphan behind.
-   */
-  private async withConnectTimeout<T>(connect: (attempt: ConnectAttempt) => Promise<T>): Promise<T> {
-    const ms = this.connectTimeoutMs;
-    const attempt: ConnectAttempt = { abandoned: false };
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        attempt.abandoned = true;
-        const error = McpToolError.of("network_timeout", `Connecting to server '${this.name}' took longer than ${ms} ms.`, { serverName: this.name });
-        void Promise.allSettled([this.pendingTransport?.close(), this.disposeClient()]).then(() => reject(error));
-      }, ms);
-    });
-    // Once abandoned, the attempt's own end (the transport we closed under it) is not the news: the timeout is.
-    const running = connect(attempt).catch((error: unknown) => (attempt.abandoned ? expired : Promise.reject(error)));
-    try {
-      return await Promise.race([running, expired]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   private async establish(attempt: ConnectAttempt): Promise<Lease> {
     await this.disposeClient();
     this.probe.exit = undefined;
@@ -258,19 +229,19 @@ export class Connection {
       if (!transport) throw new Error("Not connected");
     } else {
       client = new Client(this.clientInfo);
-      transport = await this.connectTransport(client, config);
+      transport = await connectTransport(client, config, this.probe, this.stderr, this.pending);
     }
     let tools: Tool[];
     try {
       // Until this connect is done, a timeout must be able to close what it opened.
-      if (this.ownsClient) this.pendingTransport = transport;
+      if (this.ownsClient) this.pending.transport = transport;
       tools = await listAllTools(client);
       if (attempt.abandoned) throw new Error("The connect was abandoned after its timeout.");
     } catch (error) {
       if (this.ownsClient) await client.close().catch(() => undefined);
       throw error;
     } finally {
-      this.pendingTransport = undefined;
+      this.pending.transport = undefined;
     }
     const generation = ++this.generation;
     if (this.ownsClient) this.watch(client, generation);
@@ -301,32 +272,6 @@ export class Connection {
     };
   }
 
-  private async connectTransport(client: Client, config: Exclude<ServerConfig, { client: unknown }>): Promise<Transport> {
-    if (config.transport === "stdio") return this.connectOrClose(client, stdioTransport(config, this.probe, this.stderr));
-    if (config.transport === "sse") return this.connectOrClose(client, sseTransport(config, this.probe));
-    try {
-      return await this.connectOrClose(client, streamableTransport(config, this.probe));
-    } catch (error) {
-      // Servers that only speak the older SSE transport answer a streamable POST with 4xx.
-      if (!(error instanceof StreamableHTTPError) || ![400, 404, 405].includes(error.code ?? 0)) throw error;
-      return this.connectOrClose(client, sseTransport(config, this.probe));
-    }
-  }
-
-  /** Connects, and on failure closes the transport so no process or socket is left behind. */
-  private async connectOrClose(client: Client, transport: Transport): Promise<Transport> {
-    this.pendingTransport = transport;
-    try {
-      await client.connect(transport);
-      return transport;
-    } catch (error) {
-      await transport.close().catch(() => undefined);
-      throw error;
-    } finally {
-      this.pendingTransport = undefined;
-    }
-  }
-
   private async disposeClient(options: { terminate?: boolean } = {}): Promise<void> {
     const client = this.client;
     const transport = this.transport;
@@ -340,13 +285,4 @@ export class Connection {
     }
     await client.close().catch(() => undefined);
   }
-}
-
-/** Sends the session's DELETE, waiting at most TERMINATE_TIMEOUT_MS (closing the transport then aborts it). */
-async function terminateSession(transport: StreamableHTTPClientTransport): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, TERMINATE_TIMEOUT_MS)));
-  // A server that does not support it answers 405, which the SDK accepts; any other failure changes nothing.
-  await Promise.race([transport.terminateSession().catch(() => undefined), timeout]);
-  clearTimeout(timer);
 }

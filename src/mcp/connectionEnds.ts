@@ -1,3 +1,4 @@
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 
@@ -41,4 +42,16 @@ export async function listAllTools(client: Client): Promise<Tool[]> {
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
+}
+
+/** How long close() waits for a server to acknowledge ending its session (HTTP DELETE) before closing anyway. */
+const TERMINATE_TIMEOUT_MS = 1000;
+
+/** Sends the session's DELETE, waiting at most TERMINATE_TIMEOUT_MS (closing the transport then aborts it). */
+export async function terminateSession(transport: StreamableHTTPClientTransport): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, TERMINATE_TIMEOUT_MS)));
+  // A server that does not support it answers 405, which the SDK accepts; any other failure changes nothing.
+  await Promise.race([transport.terminateSession().catch(() => undefined), timeout]);
+  clearTimeout(timer);
 }

@@ -168,3 +168,14 @@ afterAll(() => {
   expect(seen.filter((e) => e.reason === "unknown").map((e) => e.message)).toEqual([]);
   expect(seen.length).toBeGreaterThan(25);
 });
+
+describe("our toolkit (on the v1 client) against a modern-only v2 endpoint", () => {
+  it("rejects connect() with protocol_version_unsupported naming the versions, instead of falling back to SSE", async () => {
+    const { McpToolkit } = await import("../../src/index.js");
+    const http = await startV2Http({ mode: "modern-only" });
+    cleanups.push(() => http.close());
+    const error = (await McpToolkit.connect({ servers: { modern: { transport: "http", url: http.url.href } } }).catch((e: unknown) => e)) as McpToolError;
+    expect(error).toMatchObject({ reason: "protocol_version_unsupported", code: -32022, status: 400, serverName: "modern" });
+    expect(error.message).toContain("the server supports 2026-07-28");
+  });
+});

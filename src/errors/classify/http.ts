@@ -4,6 +4,7 @@ import type { McpToolErrorFields } from "../McpToolError.js";
 import type { Reason } from "../reasons.js";
 import type { Classification, HttpResponseFacts, NormalizeContext } from "./context.js";
 import { looksLikeHtml, pageSummary } from "./html.js";
+import { fromJsonRpc } from "./jsonrpc.js";
 import { dropUndefined, isRecord, messageOf } from "./util.js";
 
 const SESSION_BODY = /session not found|unknown session|invalid session|session (is )?(expired|invalid|unknown)|server not initialized|mcp-session-id header is required|no valid session/i;
@@ -72,6 +73,13 @@ export function fromHttpStatus(status: number, raw: string, ctx: NormalizeContex
   if (status >= 200 && status < 300) return unexpectedResponse(ctx, raw);
   if (status === 404 && (ctx.hadSession || SESSION_BODY.test(body))) return as("session_expired");
   if (status === 400 && SESSION_BODY.test(body)) return as("session_expired");
+  // A 400 whose body is a JSON-RPC error (a modern-only endpoint refusing a 2025 initialize with
+  // -32022): the server spoke MCP, and its error is the real cause.
+  const rpc = status === 400 ? jsonRpcErrorIn(body) : undefined;
+  if (rpc) {
+    const inner = fromJsonRpc(rpc, rpc.code, rpc.message, ctx);
+    return { ...inner, overrides: { ...inner.overrides, status } };
+  }
   if (status === 401) return as("unauthorized", {}, message + authDetail(status, facts));
   if (status === 403) return as("forbidden", {}, message + authDetail(status, facts));
   if (status === 408) return as("request_timeout", { outcome: "not_sent" });
@@ -115,4 +123,17 @@ export function unexpectedResponse(ctx: NormalizeContext, raw: string): Classifi
 /** The SDK's own "Unexpected content type" (a StreamableHTTPError with code -1), with or without our facts. */
 export function isUnexpectedContentType(error: unknown): boolean {
   return error instanceof StreamableHTTPError ? error.code === -1 : /^Streamable HTTP error: Unexpected content type/.test(messageOf(error));
+}
+
+/** `{ jsonrpc, error: { code, message, data } }` in a response body, as an error-shaped value. */
+export function jsonRpcErrorIn(text: string): { name: string; code: number; message: string; data?: unknown } | undefined {
+  if (!text.trimStart().startsWith("{")) return undefined;
+  try {
+    const body = JSON.parse(text) as unknown;
+    const e = isRecord(body) && isRecord(body.error) ? body.error : undefined;
+    if (!e || typeof e.code !== "number" || typeof e.message !== "string") return undefined;
+    return { name: "ProtocolError", code: e.code, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) };
+  } catch {
+    return undefined;
+  }
 }

@@ -1,7 +1,6 @@
 import type { Reason } from "../reasons.js";
 import type { Classification, NormalizeContext } from "./context.js";
 import { fromHttpStatus } from "./http.js";
-import { fromJsonRpc } from "./jsonrpc.js";
 import { connectionClosed, timeoutMessage } from "./local.js";
 import { fromSystem } from "./system.js";
 import { isRecord } from "./util.js";
@@ -40,7 +39,8 @@ const PLAIN: Readonly<Record<string, Reason>> = {
 export function fromSdkV2(error: unknown, code: string, message: string, ctx: NormalizeContext): Classification {
   const data = (error as { data?: unknown }).data;
   const status = isRecord(data) && typeof data.status === "number" ? data.status : undefined;
-  if (status !== undefined) return fromHttpFailure(status, data as Record<string, unknown>, message, ctx);
+  // The message ends with the body the transport read, where fromHttpStatus finds a JSON-RPC error.
+  if (status !== undefined) return fromHttpStatus(status, message, ctx);
   const plain = PLAIN[code];
   if (plain) return { reason: plain, message };
   switch (code) {
@@ -62,28 +62,5 @@ export function fromSdkV2(error: unknown, code: string, message: string, ctx: No
       return fromSystem(error, message, { ...ctx, notSent: true }) ?? { reason: "protocol_version_unsupported", message };
     default:
       return { reason: "unknown", message };
-  }
-}
-
-/**
- * An HTTP status the v2 transport met. Its body can hold a JSON-RPC error (a modern-only
- * endpoint answers a 2025 `initialize` with 400 and -32022); that error is the real cause.
- */
-function fromHttpFailure(status: number, data: Record<string, unknown>, message: string, ctx: NormalizeContext): Classification {
-  const rpc = typeof data.text === "string" ? jsonRpcErrorIn(data.text) : undefined;
-  if (rpc && status >= 400 && status < 500) return fromJsonRpc(rpc, rpc.code, rpc.message, ctx);
-  return fromHttpStatus(status, message, ctx);
-}
-
-/** `{ jsonrpc, error: { code, message, data } }` in a response body, as an error-shaped value. */
-function jsonRpcErrorIn(text: string): { name: string; code: number; message: string; data?: unknown } | undefined {
-  if (!text.trimStart().startsWith("{")) return undefined;
-  try {
-    const body = JSON.parse(text) as unknown;
-    const e = isRecord(body) && isRecord(body.error) ? body.error : undefined;
-    if (!e || typeof e.code !== "number" || typeof e.message !== "string") return undefined;
-    return { name: "ProtocolError", code: e.code, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) };
-  } catch {
-    return undefined;
   }
 }
