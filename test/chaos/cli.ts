@@ -1,5 +1,5 @@
 /**
- * `npm run chaos -- --calls 2000 --seed 1 [--transports stdio,http] [--concurrency 8] [--timeout 2000]`
+ * `npm run chaos -- --calls 2000 --seed 1 [--transports stdio,http] [--concurrency 8] [--timeout 2000] [--race-writes n]`
  * `npm run chaos -- --soak [--calls 50000] [--soak-transport memory|http]`
  * Exits non-zero when an invariant breaks.
  */
@@ -43,6 +43,7 @@ const report = await runChaos({
   transports,
   concurrency: num("concurrency", 8),
   timeoutMs: num("timeout", 2000),
+  ...(value("race-writes") !== undefined ? { raceWrites: num("race-writes", 0) } : {}),
   log: (l) => console.error(l),
 });
 console.log(formatReport(report));

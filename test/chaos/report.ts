@@ -2,9 +2,13 @@
  * The chaos run's verdict: every invariant checked over the call records and leak probes,
  * the fault × outcome table, and the report as text.
  */
-import type { Fault, FaultMix } from "../servers/chaos/plan.js";
-import { FAULT_INFO, FAULTS } from "../servers/chaos/plan.js";
+import type { Fault, FaultMix, Verdict } from "../servers/chaos/plan.js";
+import { FAULT_INFO } from "../servers/chaos/plan.js";
 import { LEAKED_BEARER } from "../servers/chaos/server.js";
+import { pct } from "./format.js";
+import { checkNetworkInvariants, type Check } from "./networkInvariants.js";
+
+export { formatReport } from "./format.js";
 
 export type DrivenTransport = "stdio" | "http";
 export type ToolFlavor = "read" | "write";
@@ -15,12 +19,18 @@ export interface CallRecord {
   transport: DrivenTransport;
   tool: ToolFlavor;
   fault: Fault;
+  /** The reason expected, or "ok" (`verdict.reason`). */
   expected: string;
+  /** What the plan expects of a failure: its reason, outcome, HTTP status and attempts. */
+  verdict: Verdict;
+  /** For a write: how often the server must have run it (0 or 1). */
+  expectedRuns?: 0 | 1;
   /** "ok", the artifact's reason, or "threw:<message>" / "unsettled" when the tool broke its contract. */
   actual: string;
   attempts: number;
-  /** The artifact's outcome, for failures. */
+  /** The artifact's outcome and HTTP status, for failures. */
   outcome?: string;
+  status?: number;
   elapsedMs: number;
   budgetMs: number;
   content: string;
@@ -64,6 +74,14 @@ export interface ResolvedChaosOptions {
   mix: FaultMix;
   transientAttempts: number;
   isolateDisruptive: boolean;
+  raceWrites: number;
+}
+
+/** A retry after a failure that carried a server's wait: what it asked, what the retry waited. */
+export interface RetryWait {
+  asked: number;
+  waited: number;
+  reason: string;
 }
 
 /** What the run measured besides the calls: leftovers after close(), crashes, counters. */
@@ -77,6 +95,11 @@ export interface RunProbes {
   /** Requests open on the HTTP server once every call settled, and after close(); undefined without HTTP. */
   openRequestsWhenIdle?: number;
   openRequestsAfterClose?: number;
+  /** HTTP sessions the toolkit held (each keeps one GET stream open). */
+  httpSessions?: number;
+  /** The idle-closing proxy of the keep-alive race: its limit, and what it did. */
+  race?: { idleMs: number; dropped: number };
+  retryWaits: RetryWait[];
   retries: number;
   reconnects: number;
   maxEventLoopDelayMs: number;
@@ -96,14 +119,22 @@ function leaks(text: string): string[] {
   return found;
 }
 
+/** Did the call end as its fault says: "ok", or the expected reason with its outcome, status and attempts? */
+function matches(r: CallRecord): boolean {
+  const v = r.verdict;
+  if (r.actual !== v.reason) return false;
+  if (v.reason === "ok") return true;
+  return r.outcome === v.outcome && r.attempts === v.attempts && (v.status === undefined || r.status === v.status);
+}
+
 /** Checks every invariant and builds the report. */
 export function evaluate(options: ResolvedChaosOptions, records: CallRecord[], probes: RunProbes): ChaosReport {
   const invariants: Invariant[] = [];
   const { crashes, backoffBudget, childrenWhileOpen, leftoverChildren, leftoverResources, leftoverListeners } = probes;
-  const check = (name: string, bad: string[], okDetail: string) => invariants.push({ name, ok: bad.length === 0, detail: bad.length === 0 ? okDetail : `${bad.length} failing: ${bad.slice(0, 5).join("; ")}` });
+  const check: Check = (name, bad, okDetail) => invariants.push({ name, ok: bad.length === 0, detail: bad.length === 0 ? okDetail : `${bad.length} failing: ${bad.slice(0, 5).join("; ")}` });
   const describe = (r: CallRecord) => `${r.key} ${r.transport}/${r.tool} fault=${r.fault}`;
 
-  check("every call settled", records.filter((r) => r.actual === "unsettled").map(describe), `${records.length}/${options.calls} settled`);
+  check("every call settled", records.filter((r) => r.actual === "unsettled").map(describe), `${records.length}/${options.calls + options.raceWrites} settled`);
   check(
     "exactly one LangChain end/error callback per call",
     records.filter((r) => r.starts !== 1 || r.ends + r.errors !== 1).map((r) => `${describe(r)} start=${r.starts} end=${r.ends} error=${r.errors}`),
@@ -114,14 +145,17 @@ export function evaluate(options: ResolvedChaosOptions, records: CallRecord[], p
   check(
     "settled within timeout × (retries + 1) + backoff (+ reconnect slack)",
     records.filter((r) => r.actual !== "unsettled" && r.elapsedMs > r.budgetMs + slack(r)).map((r) => `${describe(r)} took ${Math.round(r.elapsedMs)} ms > ${r.budgetMs}+${slack(r)}`),
-    `budget ${options.timeoutMs}×${options.retries + 1}+${backoffBudget} ms; slack 10 s stdio (respawn), 3 s HTTP`,
+    `budget ${options.timeoutMs}×${options.retries + 1}+${backoffBudget} ms (HTTP: + Retry-After waits); slack 10 s stdio (respawn), 3 s HTTP`,
   );
+  const failures = records.filter((r) => r.expected !== "ok");
   check(
-    "classification matches the injected fault (100%)",
-    records
-      .filter((r) => r.actual !== r.expected)
-      .map((r) => `${describe(r)} expected ${r.expected} got ${r.actual} (outcome ${r.outcome}, attempts ${r.attempts}, server saw ${r.arrivals} arrival(s) ${r.executions} execution(s), ${Math.round(r.elapsedMs)} ms)`),
-    `${records.length}/${records.length} match`,
+    "classification matches the injected fault (100%): reason, outcome, HTTP status, attempts",
+    records.filter((r) => !matches(r)).map((r) => {
+      const v = r.verdict;
+      const want = v.reason === "ok" ? "ok" : `${v.reason}/${v.outcome}${v.status ? `/${v.status}` : ""} in ${v.attempts}`;
+      return `${describe(r)} expected ${want} got ${r.actual}/${r.outcome}${r.status ? `/${r.status}` : ""} in ${r.attempts} (server saw ${r.arrivals} arrival(s) ${r.executions} execution(s), ${Math.round(r.elapsedMs)} ms)`;
+    }),
+    `${records.filter(matches).length}/${records.length} match (${failures.length} expected failures, each with its outcome and attempts)`,
   );
   check(
     "success answers its own request",
@@ -129,15 +163,16 @@ export function evaluate(options: ResolvedChaosOptions, records: CallRecord[], p
     "every success carried its own key",
   );
   const writes = records.filter((r) => r.tool === "write");
+  const after = writes.filter((r) => FAULT_INFO[r.fault].by === "proxy" && FAULT_INFO[r.fault].executes);
   check(
-    "non-idempotent tool executed at most once per key",
+    "non-idempotent tool executed at most once per key, also behind a proxy that failed after forwarding",
     writes.filter((r) => r.executions > 1).map((r) => `${describe(r)} executed ${r.executions}×`),
-    `${writes.length} write calls, max ${Math.max(0, ...writes.map((r) => r.executions))} execution(s) per key`,
+    `${writes.length} write calls, max ${Math.max(0, ...writes.map((r) => r.executions))} execution(s) per key; ${after.filter((r) => r.executions === 1).length}/${after.length} behind a proxy failing after forwarding ran exactly once`,
   );
   check(
-    "non-idempotent success executed exactly once",
-    writes.filter((r) => r.actual === "ok" && r.executions !== 1).map((r) => `${describe(r)} executed ${r.executions}×`),
-    "every successful write ran once",
+    "every write ran as its fault allows: once if it succeeded or the fault came after the tool ran, never if before",
+    writes.filter((r) => r.executions !== r.expectedRuns).map((r) => `${describe(r)} executed ${r.executions}×, expected ${r.expectedRuns}`),
+    `${writes.filter((r) => r.expectedRuns === 1).length} ran once, ${writes.filter((r) => r.expectedRuns === 0).length} never reached the tool`,
   );
   const reads = records.filter((r) => r.tool === "read");
   check(
@@ -159,6 +194,7 @@ export function evaluate(options: ResolvedChaosOptions, records: CallRecord[], p
     hangs.filter((r) => r.serverCancelled < 1).map((r) => `${describe(r)} not cancelled on the server`),
     `${hangs.filter((r) => r.serverCancelled > 0).length}/${hangs.length} hangs saw their cancellation`,
   );
+  checkNetworkInvariants(records, probes, describe, check);
   check("no unhandledRejection or uncaughtException", crashes, "none");
   check(
     "no secret or ANSI escape in model-facing text",
@@ -175,12 +211,12 @@ export function evaluate(options: ResolvedChaosOptions, records: CallRecord[], p
     leftoverChildren.map((p) => `pid ${p}`),
     `${childrenWhileOpen} child(ren) while open, 0 after close`,
   );
-  const { openRequestsWhenIdle, openRequestsAfterClose } = probes;
+  const { openRequestsWhenIdle, openRequestsAfterClose, httpSessions = 1 } = probes;
   if (openRequestsWhenIdle !== undefined) {
     check(
       "no response stream left open once every call settled (HTTP)",
-      openRequestsWhenIdle > 1 ? [`${openRequestsWhenIdle} requests open on the server (1 is the session's GET stream)`] : [],
-      `${openRequestsWhenIdle} open (the session's GET stream)`,
+      openRequestsWhenIdle > httpSessions ? [`${openRequestsWhenIdle} requests open on the server (${httpSessions} are the sessions' GET streams)`] : [],
+      `${openRequestsWhenIdle} open (the sessions' GET streams)`,
     );
   }
   if (openRequestsAfterClose !== undefined) {
@@ -214,43 +250,4 @@ export function evaluate(options: ResolvedChaosOptions, records: CallRecord[], p
       maxEventLoopDelayMs: probes.maxEventLoopDelayMs,
     },
   };
-}
-
-
-function pct(a: number, b: number): string {
-  return b === 0 ? "n/a" : `${((100 * a) / b).toFixed(1)}%`;
-}
-
-/** The report as text: the fault × outcome table, the invariants and a summary. */
-export function formatReport(report: ChaosReport): string {
-  const lines: string[] = [];
-  const { options } = report;
-  lines.push(`chaos: ${report.records.length} calls, seed ${options.seed}, transports ${options.transports.join("+")}, concurrency ${options.concurrency}, timeout ${options.timeoutMs} ms, retries ${options.retries}, in ${(report.durationMs / 1000).toFixed(1)} s`);
-  lines.push("");
-  const header = ["fault injected", "tool", "calls", "expected", "outcome (reason in the ToolMessage artifact)"];
-  const rows: string[][] = [];
-  for (const fault of FAULTS) {
-    const byTool = report.table.get(fault);
-    if (!byTool) continue;
-    for (const tool of ["read", "write"] as ToolFlavor[]) {
-      const outcomes = byTool.get(tool);
-      if (!outcomes) continue;
-      const total = [...outcomes.values()].reduce((a, b) => a + b, 0);
-      const expected = report.records.find((r) => r.fault === fault && r.tool === tool)?.expected ?? "";
-      const cells = [...outcomes.entries()].sort((a, b) => b[1] - a[1]).map(([o, n]) => `${o} ${n}`).join(", ");
-      rows.push([fault, tool, String(total), expected, cells]);
-    }
-  }
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => (i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd();
-  lines.push(fmt(header));
-  lines.push(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const r of rows) lines.push(fmt(r));
-  lines.push("");
-  for (const inv of report.invariants) lines.push(`${inv.ok ? "PASS" : "FAIL"}  ${inv.name}: ${inv.detail}`);
-  lines.push("");
-  const s = report.stats;
-  lines.push(`retries ${s.retries}, reconnects ${s.reconnects}, hangs cancelled on the server ${s.hangsCancelledOnServer}, slowest call ${Math.round(s.maxElapsedMs)} ms (worst elapsed/budget ${s.worstBudgetRatio.toFixed(2)}), worst event-loop delay ${Math.round(s.maxEventLoopDelayMs)} ms`);
-  lines.push(report.ok ? "chaos: all invariants hold" : "chaos: INVARIANTS BROKEN");
-  return lines.join("\n");
 }

@@ -1,22 +1,27 @@
 /**
- * The chaos driver: many calls through McpToolkit against the fault-injecting server over
- * stdio and streamable HTTP, with leak probes around it; report.ts checks the invariants.
+ * The chaos driver: many calls through McpToolkit against the fault-injecting server over stdio
+ * and over streamable HTTP behind a fault-injecting reverse proxy, plus spaced writes behind an
+ * idle-closing proxy (race.ts), with leak probes around it; report.ts checks the invariants.
  * Used by `npm run chaos` (cli.ts) and by chaos.test.ts.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
-import type { ToolMessage } from "@langchain/core/messages";
-import { McpToolkit, type McpToolErrorJSON, type McpToolkitConfig } from "../../src/index.js";
+import { DEFAULT_KEEPALIVE_CHECK_AFTER_MS, McpToolkit, type McpToolkitConfig } from "../../src/index.js";
 import { startChaosHttp, type ChaosHttpServer } from "../servers/chaos/http.js";
 import { Ledger } from "../servers/chaos/ledger.js";
-import { DEFAULT_MIX, expectedOutcome, faultFor, FAULT_INFO, unit, type FaultMix } from "../servers/chaos/plan.js";
+import { DEFAULT_MIX, FAULT_INFO, type FaultMix } from "../servers/chaos/plan.js";
+import { RETRY_AFTER_MS, startChaosProxy } from "../servers/chaos/proxy.js";
 import { bundledChaosStdioCommand } from "../servers/chaos/stdio.js";
-import { CHAOS_SECRET, evaluate, type CallRecord, type ChaosReport, type DrivenTransport, type ResolvedChaosOptions, type ToolFlavor } from "./report.js";
-import { activeResources, childPids, listenerCounts, multisetExcess, RwLock, settleWithin, sleep } from "./support.js";
+import type { FaultProxy } from "../servers/proxy/faultProxy.js";
+import { startIdleProxy, type IdleProxy } from "../servers/proxy/idleProxy.js";
+import { callInto, newRecord, SettleCounter } from "./calls.js";
+import { dealer } from "./deal.js";
+import { RACE_SERVER, runRace } from "./race.js";
+import { CHAOS_SECRET, evaluate, type CallRecord, type ChaosReport, type DrivenTransport, type ResolvedChaosOptions, type RetryWait } from "./report.js";
+import { activeResources, childPids, listenerCounts, multisetExcess, RwLock, sleep } from "./support.js";
 
 export { formatReport } from "./report.js";
 export type { CallRecord, ChaosReport, DrivenTransport, Invariant, ToolFlavor } from "./report.js";
@@ -37,7 +42,10 @@ export interface ChaosOptions {
   retries?: number;
   /** @default 10 */
   minBackoffMs?: number;
-  /** @default 50 */
+  /**
+   * Also the longest server-requested wait a call sits out (Retry-After): at least the proxy's
+   * RETRY_AFTER_MS, or a call would give up on a wait it was dealt. @default 1000
+   */
   maxBackoffMs?: number;
   /** @default DEFAULT_MIX */
   mix?: FaultMix;
@@ -48,32 +56,13 @@ export interface ChaosOptions {
    * transport, so the calls around them keep the fault they were dealt. @default true
    */
   isolateDisruptive?: boolean;
+  /**
+   * Spaced writes behind the idle-closing proxy (the keep-alive race), alongside the calls;
+   * 0 without HTTP. @default max(4, calls / 50)
+   */
+  raceWrites?: number;
   /** Progress lines while running. */
   log?: (line: string) => void;
-}
-
-/** Everything the model reads from a ToolMessage, as one string. */
-function contentText(message: ToolMessage): string {
-  const c = message.content as unknown;
-  if (typeof c === "string") return c;
-  if (Array.isArray(c)) return c.map((b) => (typeof b === "string" ? b : typeof b?.text === "string" ? b.text : JSON.stringify(b))).join("\n");
-  return JSON.stringify(c);
-}
-
-class SettleCounter extends BaseCallbackHandler {
-  name = "chaos-settle-counter";
-  starts = 0;
-  ends = 0;
-  errors = 0;
-  override handleToolStart(): void {
-    this.starts++;
-  }
-  override handleToolEnd(): void {
-    this.ends++;
-  }
-  override handleToolError(): void {
-    this.errors++;
-  }
 }
 
 export async function runChaos(input: ChaosOptions): Promise<ChaosReport> {
@@ -85,10 +74,11 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosReport> {
     timeoutMs: input.timeoutMs ?? 2000,
     retries: input.retries ?? 2,
     minBackoffMs: input.minBackoffMs ?? 10,
-    maxBackoffMs: input.maxBackoffMs ?? 50,
+    maxBackoffMs: input.maxBackoffMs ?? RETRY_AFTER_MS,
     mix: input.mix ?? DEFAULT_MIX,
     transientAttempts: input.transientAttempts ?? 1,
     isolateDisruptive: input.isolateDisruptive ?? true,
+    raceWrites: input.transports?.includes("http") === false ? 0 : (input.raceWrites ?? Math.max(4, Math.round(input.calls / 50))),
   };
   const log = input.log ?? (() => {});
   const started = performance.now();
@@ -112,20 +102,30 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosReport> {
   const maxTotalTimeoutMs = options.timeoutMs * 4;
 
   let http: ChaosHttpServer | undefined;
+  let proxy: FaultProxy | undefined;
+  let idle: IdleProxy | undefined;
   let toolkit: McpToolkit | undefined;
   const records: CallRecord[] = [];
   const counters = new Map<CallRecord, SettleCounter>();
+  const retryWaits: RetryWait[] = [];
   let retries = 0;
   let reconnects = 0;
   let childrenWhileOpen = 0;
   // Backoff for every retry at its largest (randomize doubles at most), capped by maxTimeout.
   let backoffBudget = 0;
   for (let r = 1; r <= options.retries; r++) backoffBudget += Math.min(options.maxBackoffMs, 2 * options.minBackoffMs * 2 ** (r - 1));
+  // Over HTTP a call may also sit out a Retry-After: its own before a retry, or another call's
+  // at the server's gate before each attempt.
+  const retryAfterBudget = (2 * options.retries + 1) * RETRY_AFTER_MS;
+  // The race's proxy closes connections idle longer than the toolkit's check threshold.
+  const idleMs = DEFAULT_KEEPALIVE_CHECK_AFTER_MS + 100;
   let openRequestsAfterClose = -1;
   let openRequestsWhenIdle = -1;
   try {
     if (options.transports.includes("http")) {
       http = await startChaosHttp({ seed: options.seed, mix: options.mix, transientAttempts: options.transientAttempts, secret: CHAOS_SECRET, slowTotalMs, slowStepMs });
+      proxy = await startChaosProxy(http.url, { seed: options.seed, mix: options.mix, transientAttempts: options.transientAttempts });
+      if (options.raceWrites > 0) idle = await startIdleProxy(http.port, { idleMs, mode: "crossing" });
     }
     const servers: McpToolkitConfig["servers"] = {};
     if (options.transports.includes("stdio")) {
@@ -145,69 +145,50 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosReport> {
         reconnect: { minDelayMs: 20, maxDelayMs: 500 },
       };
     }
-    if (http) {
-      servers.http = { transport: "http", url: http.url.href, headers: { "X-Chaos-Token": CHAOS_SECRET }, trustAnnotations: true, reconnect: { minDelayMs: 20, maxDelayMs: 500 } };
-    }
+    const httpServer = { transport: "http", headers: { "X-Chaos-Token": CHAOS_SECRET }, trustAnnotations: true, reconnect: { minDelayMs: 20, maxDelayMs: 500 } } as const;
+    if (proxy) servers.http = { ...httpServer, url: proxy.url.href };
+    if (idle && http) servers[RACE_SERVER] = { ...httpServer, url: idle.wrap(http.url).href };
     toolkit = await McpToolkit.connect({
       servers,
       prefixToolNames: true,
       timeoutMs: options.timeoutMs,
       retry: { retries: options.retries, minTimeout: options.minBackoffMs, maxTimeout: options.maxBackoffMs, factor: 2 },
-      // The breaker would turn a run of injected faults into circuit_open, which no single
-      // call was dealt; it is tested on its own in test/policy.
+      // The breaker would turn a run of injected faults into circuit_open, and the retry budget
+      // would refuse retries once injected faults passed its ratio: neither is a fault any
+      // single call was dealt. Both are tested on their own in test/policy.
       breaker: { enabled: false },
+      retryBudget: { enabled: false },
       // `slow` outlives one timeout but reports progress, which must keep it alive.
       tools: { "*": { resetTimeoutOnProgress: true, maxTotalTimeoutMs } },
       onEvent: (e) => {
-        if (e.type === "retry") retries++;
+        if (e.type === "retry") {
+          retries++;
+          if ((e.error.retryAfterMs ?? 0) > 0) retryWaits.push({ asked: e.error.retryAfterMs!, waited: e.delayMs, reason: e.error.reason });
+        }
         if (e.type === "reconnect") reconnects++;
       },
     });
     log(`connected to ${Object.keys(servers).join(" + ")} in ${Math.round(performance.now() - started)} ms`);
 
     const locks = new Map<DrivenTransport, RwLock>(options.transports.map((t) => [t, new RwLock()]));
+    const deal = dealer(options);
     const tk = toolkit;
+    const budgetFor = (transport: DrivenTransport, attemptCapMs: number) =>
+      attemptCapMs * (options.retries + 1) + backoffBudget + (transport === "http" ? retryAfterBudget : 0);
+    // A spawn after an exit is not bounded by the call's timeout: allow for it, generously.
+    const waitFor = (budgetMs: number) => budgetMs + 30_000;
 
     const runOne = async (index: number): Promise<void> => {
-      const key = `call-${index}`;
-      const transport = options.transports[Math.floor(unit(options.seed, "transport", key) * options.transports.length)]!;
-      const tool: ToolFlavor = unit(options.seed, "tool", key) < 0.5 ? "read" : "write";
-      const fault = faultFor(options.seed, key, transport, options.mix);
-      const expected = expectedOutcome(fault, tool === "read", options.retries, options.transientAttempts);
-      const attemptCap = fault === "slow" ? maxTotalTimeoutMs : options.timeoutMs;
-      const budgetMs = attemptCap * (options.retries + 1) + backoffBudget;
-      const exclusive = options.isolateDisruptive && FAULT_INFO[fault].disruptive;
-      const release = await locks.get(transport)!.acquire(exclusive);
+      const dealt = deal(index);
+      const budgetMs = budgetFor(dealt.transport, dealt.fault === "slow" ? maxTotalTimeoutMs : options.timeoutMs);
+      const exclusive = options.isolateDisruptive && FAULT_INFO[dealt.fault].disruptive;
+      const release = await locks.get(dealt.transport)!.acquire(exclusive);
+      const record = newRecord(index, dealt, options.retries, options.transientAttempts, budgetMs);
       const counter = new SettleCounter();
-      const record: CallRecord = {
-        index, key, transport, tool, fault, expected, actual: "unsettled", attempts: 0, elapsedMs: 0, budgetMs,
-        content: "", starts: 0, ends: 0, errors: 0, executions: 0, arrivals: 0, serverCancelled: 0,
-      };
       records.push(record);
       counters.set(record, counter);
-      const t0 = performance.now();
       try {
-        const call = tk.getTool(`${transport}__${tool}`)!.invoke({ type: "tool_call", id: key, name: `${transport}__${tool}`, args: { key } }, { callbacks: [counter] });
-        // A spawn after an exit is not bounded by the call's timeout: allow for it, generously.
-        const settled = await settleWithin(call, budgetMs + 30_000);
-        record.elapsedMs = performance.now() - t0;
-        if (settled.status === "timeout") return;
-        if (settled.status === "rejected") {
-          record.actual = `threw:${String((settled.reason as Error)?.message ?? settled.reason)}`;
-          return;
-        }
-        const message = settled.value as ToolMessage;
-        const artifact = message.artifact as McpToolErrorJSON | undefined;
-        record.content = contentText(message);
-        if (message.status === "success") {
-          record.actual = "ok";
-          record.attempts = 0;
-        } else {
-          record.actual = artifact?.reason ?? "error-without-reason";
-          record.attempts = artifact?.attempts ?? 0;
-          record.outcome = artifact?.outcome;
-          record.artifactMessage = artifact?.message;
-        }
+        await callInto(tk, `${dealt.transport}__${dealt.tool}`, record, counter, waitFor(budgetMs));
       } finally {
         release();
         if (++settledCount % 250 === 0) log(`${settledCount}/${options.calls} calls`);
@@ -216,16 +197,25 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosReport> {
 
     let next = 0;
     let settledCount = 0;
-    await Promise.all(
+    const mainDone = new AbortController();
+    const raceBudget = budgetFor("http", options.timeoutMs);
+    const race = runRace(tk, { seed: options.seed, writes: options.raceWrites, idleMs, retries: options.retries, transientAttempts: options.transientAttempts, budgetMs: raceBudget, waitMs: waitFor(raceBudget), signal: mainDone.signal }, options.calls, counters);
+    const main = Promise.all(
       Array.from({ length: options.concurrency }, async () => {
         while (next < options.calls) await runOne(next++);
       }),
-    );
+    ).catch((error: unknown) => {
+      mainDone.abort();
+      throw error;
+    });
+    const [, raced] = await Promise.all([main, race]);
+    records.push(...raced);
+    log(`${options.raceWrites} spaced writes behind the idle-closing proxy`);
     await awaitAllCallbacks();
     // A moment more: a late second settle of any call would show up in its counter.
     await sleep(300);
     for (const [record, counter] of counters) Object.assign(record, { starts: counter.starts, ends: counter.ends, errors: counter.errors });
-    // Every call has settled: only the session's own GET stream may still be open on the server.
+    // Every call has settled: only each session's own GET stream may still be open on the server.
     if (http) openRequestsWhenIdle = http.openRequests;
     childrenWhileOpen = childPids().filter((p) => !baseline.children.has(p)).length;
   } finally {
@@ -239,6 +229,8 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosReport> {
 
   // Children are checked right after close(), before the HTTP server goes away.
   const leftoverChildren = await poll(() => childPids().filter((p) => !baseline.children.has(p)), (l) => l.length === 0, 3_000);
+  await proxy?.close();
+  await idle?.close();
   await http?.close();
   const leftoverResources = await poll(() => multisetExcess(activeResources(), baseline.resources), (l) => l.length === 0, 3_000);
   const leftoverListeners = await poll(() => multisetExcess(listenerCounts(), baseline.listeners), (l) => l.length === 0, 1_000);
@@ -264,7 +256,9 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosReport> {
     leftoverChildren,
     leftoverResources,
     leftoverListeners,
-    ...(http ? { openRequestsWhenIdle, openRequestsAfterClose } : {}),
+    ...(http ? { openRequestsWhenIdle, openRequestsAfterClose, httpSessions: idle ? 2 : 1 } : {}),
+    ...(idle ? { race: { idleMs, dropped: idle.dropped } } : {}),
+    retryWaits,
     retries,
     reconnects,
     maxEventLoopDelayMs,

@@ -4,7 +4,7 @@
  * fires "before" forwarding (the server never sees the request) or "after" (the server ran the
  * tool and its answer is thrown away), so a test can count the server's executions.
  */
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
 export type ProxyFault =
@@ -26,6 +26,14 @@ interface Plan {
   count: number;
 }
 
+export interface FaultProxyOptions {
+  /**
+   * Decides a fault for each tools/call that no `plan` claims, from its `key` argument: for a run
+   * that deals faults by a rule rather than one by one.
+   */
+  decide?: (request: { key?: string }) => ProxyFault | undefined;
+}
+
 export interface ProxiedRequest {
   method: string;
   /** The JSON-RPC method of a POST, when it carries one. */
@@ -41,8 +49,14 @@ export class FaultProxy {
   private readonly sockets = new Set<Socket>();
   private readonly plans: Plan[] = [];
   private readonly stalled = new Set<ServerResponse>();
+  // Keep-alive to the upstream, as a production proxy; idle sockets go well before the upstream's
+  // own keep-alive timeout (5 s), so the proxy never meets that race itself.
+  private readonly agent = new Agent({ keepAlive: true, timeout: 1_000 });
 
-  constructor(private readonly upstream: URL) {}
+  constructor(
+    private readonly upstream: URL,
+    private readonly options: FaultProxyOptions = {},
+  ) {}
 
   /** The proxied MCP endpoint. */
   get url(): URL {
@@ -71,6 +85,7 @@ export class FaultProxy {
   async close(): Promise<void> {
     for (const res of this.stalled) res.destroy();
     for (const s of this.sockets) s.destroy();
+    this.agent.destroy();
     const server = this.server;
     this.server = undefined;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -79,7 +94,7 @@ export class FaultProxy {
   private take(rpc: string | undefined, key: string | undefined): ProxyFault | undefined {
     if (rpc !== "tools/call") return undefined;
     const i = this.plans.findIndex((p) => p.key === undefined || p.key === key);
-    if (i < 0) return undefined;
+    if (i < 0) return this.options.decide?.(key === undefined ? {} : { key });
     const plan = this.plans[i]!;
     if (--plan.count <= 0) this.plans.splice(i, 1);
     return plan.fault;
@@ -103,15 +118,18 @@ export class FaultProxy {
       answer(res, fault);
       return;
     }
-    const upstream = await this.forward(req, body);
+    const upstream = await this.forward(req, res, body);
     if (fault?.kind === "status") {
       // The upstream ran the tool; its answer is dropped, as a proxy that lost it does.
       await drain(upstream);
       answer(res, fault);
       return;
     }
-    res.writeHead(upstream.statusCode ?? 502, upstream.headers);
     if (fault?.kind === "reset_mid_body" || fault?.kind === "end_mid_body") {
+      // The stream goes out chunked whatever its length upstream: a clean end must be a complete
+      // response, not one short of its Content-Length (which leaves the client waiting for the rest).
+      const { "content-length": _length, ...headers } = upstream.headers;
+      res.writeHead(upstream.statusCode ?? 502, { ...headers, "transfer-encoding": "chunked" });
       res.flushHeaders();
       // The server has answered (it ran the tool); the answer is lost on the way.
       await firstChunk(upstream);
@@ -122,16 +140,25 @@ export class FaultProxy {
       else res.end();
       return;
     }
+    res.writeHead(upstream.statusCode ?? 502, upstream.headers);
+    // The upstream broke its answer off (a reset mid-stream): so does the proxy, as nginx does.
+    upstream.once("close", () => {
+      if (!upstream.complete) res.destroy();
+    });
     upstream.pipe(res);
   }
 
-  private forward(req: IncomingMessage, body: Buffer): Promise<IncomingMessage> {
+  private forward(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<IncomingMessage> {
     const headers = { ...req.headers, host: this.upstream.host };
     return new Promise((resolve, reject) => {
-      const out = request({ host: this.upstream.hostname, port: this.upstream.port, path: req.url, method: req.method, headers }, resolve);
-      out.once("error", reject);
-      // The client went away (a stream it gave up on): stop the upstream request too.
-      req.socket.once("close", () => out.destroy());
+      const out = request({ host: this.upstream.hostname, port: this.upstream.port, path: req.url, method: req.method, headers, agent: this.agent }, resolve);
+      // Errors after the response came are the response's; later ones are settled already.
+      out.on("error", reject);
+      // The client went away (a stream it gave up on): stop the upstream request too. Watched on
+      // the response, not the keep-alive socket, which outlives it and would gather listeners.
+      res.once("close", () => {
+        if (!res.writableFinished) out.destroy();
+      });
       out.end(body);
     });
   }
@@ -182,34 +209,8 @@ function describe(body: Buffer): { rpc?: string; key?: string } {
   }
 }
 
-export async function startFaultProxy(upstream: URL): Promise<FaultProxy> {
-  return new FaultProxy(upstream).start();
+export async function startFaultProxy(upstream: URL, options: FaultProxyOptions = {}): Promise<FaultProxy> {
+  return new FaultProxy(upstream, options).start();
 }
 
-/** A Cloudflare-style 522 page: a doctype, styles and scripts around a short message. */
-export const CLOUDFLARE_522 = `<!DOCTYPE html>
-<!--[if lt IE 7]> <html class="no-js ie6 oldie" lang="en-US"> <![endif]-->
-<html class="no-js" lang="en-US"> <!--<![endif]-->
-<head>
-<title>mcp.example.com | 522: Connection timed out</title>
-<meta charset="UTF-8" />
-<meta http-equiv="Content-Type" content="text/html; charset=UTF-8" />
-<meta name="robots" content="noindex, nofollow" />
-<link rel="stylesheet" id="cf_styles-css" href="/cdn-cgi/styles/main.css" />
-<style>body{margin:0;padding:0}${"#cf-wrapper .cf-section{display:block}".repeat(40)}</style>
-<script>(function(){window._cf_chl_opt={cvId: '3',cType: 'non-interactive',cRay: '8c1f2e3d4a5b6c7d'};${"var a=1;".repeat(200)}})();</script>
-</head>
-<body>
-<div id="cf-wrapper"><div id="cf-error-details" class="p-0">
-<header class="mx-auto pt-10 lg:pt-6 lg:px-8 w-240 lg:w-full mb-8">
-<h1 class="inline-block sm:block sm:mb-2 font-light text-60 lg:text-4xl text-black-dark leading-tight mr-2">
-<span class="inline-block">Connection timed out</span>
-<span class="code-label">Error code 522</span></h1>
-</header>
-<div class="w-240 lg:w-full mx-auto mb-8 lg:px-8"><div class="clearfix">
-<div class="w-1/2 md:w-full float-left pr-6 md:pb-10 md:pr-0 leading-relaxed">
-<h2 class="text-3xl font-normal leading-1.3 mb-4">What happened?</h2>
-<p>The initial connection between Cloudflare's network and the origin web server timed out. As a result, the web page can not be displayed.</p>
-</div></div></div>
-<script>${"document.getElementById('cf-footer');".repeat(50)}</script>
-</div></div></body></html>`;
+export { CLOUDFLARE_522 } from "./pages.js";
