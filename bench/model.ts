@@ -6,6 +6,8 @@ export interface Ratio {
   value: number;
   /** The goal's upper bound, when the ratio has one. */
   goalMax?: number;
+  /** The goal's lower bound, for ratios where higher is better (throughput). */
+  goalMin?: number;
 }
 
 export interface Goal {
@@ -32,4 +34,15 @@ export interface SectionResult {
 export const fmt = (n: number, digits = 1): string =>
   !Number.isFinite(n) ? "—" : Math.abs(n) >= 1000 ? Math.round(n).toLocaleString("en-US") : n.toFixed(digits);
 
-export const ratio = (a: number, b: number): number => a / b;
+/** What a section that threw leaves in the report: the error, and a missed goal so the table cannot look complete. */
+export function failedSection(name: string, error: unknown): SectionResult {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    title: `Section "${name}" failed`,
+    method: `It threw before finishing: \`${message.slice(0, 500)}\``,
+    tables: [],
+    ratios: [],
+    goals: [{ goal: `section "${name}" ran to the end`, figure: message.slice(0, 120), pass: false }],
+    notes: [],
+  };
+}

@@ -1,50 +1,59 @@
-/** How long each section runs: `--quick` keeps the whole bench under a minute. */
+/** How long each section runs: `--quick` keeps the whole bench near a minute, a full run near five. */
+import type { Mode } from "./subjects.js";
+
+/** Rounds × calls per subject per round. */
+export interface Runs {
+  rounds: number;
+  batch: number;
+}
+
 export interface BenchPlan {
   quick: boolean;
   /** Rounds run first and dropped (JIT warm-up) in the interleaved sections. */
   warmupRounds: number;
-  /** Success path: rounds × calls per subject per round. */
-  success: { rounds: number; batch: number };
-  /** Error path: rounds × calls per subject per round. */
-  errors: { rounds: number; batch: number };
-  /** normalize/toModelText: rounds of tinybench, each task `timeMs` per round. */
+  success: { memory: Record<Mode, Runs>; stdio: Record<Mode, Runs> };
+  /** Whole createAgent runs (model, tool, model). */
+  agent: Runs;
+  errors: Record<Mode, Runs>;
+  /** normalize/toModelText/getTool: rounds of tinybench, each task `timeMs` per round. */
   micro: { rounds: number; timeMs: number };
-  dead: { rounds: number; batch: number };
-  /** Kill-and-recover cycles, and how long one waits for a call to succeed. */
+  /** Builds of 1,000 tools with 200 glob policies. */
+  build: { trials: number };
+  dead: Runs;
+  /** stdio kill-and-recover cycles, and how long one waits for a call to succeed. */
   recovery: { rounds: number; deadlineMs: number };
-  /** Rounds × seconds per subject per round, with `callers` concurrent callers. */
-  throughput: { rounds: number; seconds: number; callers: number };
-  /** Rounds × calls per measurement (the figure is scaled to 10,000 calls). */
-  memory: { rounds: number; calls: number };
+  /** HTTP restarts, and how long one waits for ours to succeed again. */
+  restart: { trials: number; deadlineMs: number };
+  /** Rounds × seconds per subject per caller count. */
+  throughput: { rounds: number; seconds: number };
+  /** Rounds × calls held in flight per subject. */
+  heap: { rounds: number; inFlight: number };
   /** The whole run is stopped (and reported as failed) past this, in ms. */
   watchdogMs: number;
 }
 
+const runs = (rounds: number, batch: number): Runs => ({ rounds, batch });
+
 export function planFor(argv: readonly string[]): BenchPlan {
   const quick = argv.includes("--quick");
-  return quick
-    ? {
-        quick,
-        warmupRounds: 1,
-        success: { rounds: 5, batch: 80 },
-        errors: { rounds: 4, batch: 50 },
-        micro: { rounds: 2, timeMs: 60 },
-        dead: { rounds: 4, batch: 30 },
-        recovery: { rounds: 1, deadlineMs: 2000 },
-        throughput: { rounds: 2, seconds: 0.75, callers: 64 },
-        memory: { rounds: 2, calls: 1_000 },
-        watchdogMs: 150_000,
-      }
-    : {
-        quick,
-        warmupRounds: 2,
-        success: { rounds: 40, batch: 200 },
-        errors: { rounds: 20, batch: 200 },
-        micro: { rounds: 8, timeMs: 250 },
-        dead: { rounds: 20, batch: 150 },
-        recovery: { rounds: 5, deadlineMs: 8000 },
-        throughput: { rounds: 5, seconds: 3, callers: 64 },
-        memory: { rounds: 5, calls: 10_000 },
-        watchdogMs: 15 * 60_000,
-      };
+  /** Each figure as [quick, full]. */
+  const pick = <T>(ifQuick: T, full: T): T => (quick ? ifQuick : full);
+  return {
+    quick,
+    warmupRounds: pick(1, 1),
+    success: {
+      memory: { graph: pick(runs(3, 30), runs(8, 60)), bare: pick(runs(3, 100), runs(12, 150)) },
+      stdio: { graph: pick(runs(2, 20), runs(4, 40)), bare: pick(runs(2, 60), runs(6, 100)) },
+    },
+    agent: pick(runs(2, 10), runs(6, 20)),
+    errors: { graph: pick(runs(2, 25), runs(6, 40)), bare: pick(runs(2, 60), runs(8, 100)) },
+    micro: pick({ rounds: 2, timeMs: 60 }, { rounds: 6, timeMs: 200 }),
+    build: { trials: pick(3, 8) },
+    dead: pick(runs(3, 30), runs(6, 60)),
+    recovery: pick({ rounds: 1, deadlineMs: 2000 }, { rounds: 2, deadlineMs: 8000 }),
+    restart: pick({ trials: 5, deadlineMs: 3000 }, { trials: 25, deadlineMs: 5000 }),
+    throughput: pick({ rounds: 1, seconds: 0.5 }, { rounds: 3, seconds: 1 }),
+    heap: pick({ rounds: 2, inFlight: 300 }, { rounds: 4, inFlight: 600 }),
+    watchdogMs: pick(240_000, 12 * 60_000),
+  };
 }

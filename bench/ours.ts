@@ -5,8 +5,7 @@
  * keepNames, which wraps every closure our hot path creates in a `__name()` helper
  * (an Object.defineProperty each), a cost the shipped build does not have.
  */
-import { mkdirSync } from "node:fs";
-import { rm, rmdir } from "node:fs/promises";
+import { mkdirSync, rmdirSync, rmSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type * as OursModule from "../src/index.js";
 
@@ -42,10 +41,14 @@ export async function loadOurs(fromSource: boolean): Promise<LoadedOurs> {
   return { module, origin: "src/ built with tsup as the package ships (ESM, node20)" };
 }
 
-/** Removes the build (it is only needed while the bench runs). */
-export async function removeBuild(): Promise<void> {
+/** Removes the build (it is only needed while the bench runs). Synchronous, so the watchdog can call it on its way out. */
+export function removeBuild(): void {
   const base = new URL("node_modules/.cache/langchain-mcp-errors-bench/", root);
-  await rm(new URL(`${process.pid}/`, base), { recursive: true, force: true });
+  rmSync(new URL(`${process.pid}/`, base), { recursive: true, force: true });
   // The shared folder goes too once no other run is using it.
-  await rmdir(base).catch(() => undefined);
+  try {
+    rmdirSync(base);
+  } catch {
+    // Another run's build is still there.
+  }
 }

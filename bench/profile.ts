@@ -47,6 +47,8 @@ function frameName(f: CallFrame): string {
 /** "ours" for src/, the package name under node_modules, "node" for internals. */
 function packageOf(f: CallFrame): string {
   const url = f.url;
+  // The build bench/ours.ts makes of src/.
+  if (url.includes("/node_modules/.cache/langchain-mcp-errors-bench/")) return "ours (built)";
   if (url.includes("/src/")) return url.includes("/node_modules/") ? packageFromModules(url) : "ours (src/)";
   if (url.includes("/node_modules/")) return packageFromModules(url);
   if (url.includes("/bench/") || url.includes("/test/")) return "bench & fixtures";

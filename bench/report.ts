@@ -2,7 +2,8 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, release, totalmem, type } from "node:os";
-import type { SectionResult, Table } from "./model.js";
+import { fmt, type Ratio, type SectionResult, type Table } from "./model.js";
+import { howCalled } from "./subjects.js";
 
 export interface RunInfo {
   quick: boolean;
@@ -11,6 +12,16 @@ export interface RunInfo {
   loadAtStart: number;
   /** How our library was loaded (built as shipped, or src/ through tsx). */
   origin: string;
+  timings: SectionTiming[];
+}
+
+/** How long a section ran, and how much CPU this process got meanwhile: a sign of how contended the machine was. */
+export interface SectionTiming {
+  name: string;
+  wallS: number;
+  cpuS: number;
+  /** 1-minute load average when the section ended. */
+  load: number;
 }
 
 function git(args: string[]): string {
@@ -31,7 +42,7 @@ function peerVersion(name: string): string {
 
 export function machine(): string[] {
   const model = cpus()[0]?.model.trim() ?? "unknown";
-  const commit = git(["rev-parse", "--short", "HEAD"]).trim();
+  const commit = git(["rev-parse", "HEAD"]).trim();
   const dirty = git(["status", "--porcelain", "--", "src"])
     .split("\n")
     .filter(Boolean)
@@ -40,15 +51,20 @@ export function machine(): string[] {
     `- Cores: ${availableParallelism()} (CPU: ${model})`,
     `- Memory: ${(totalmem() / 2 ** 30).toFixed(1)} GiB; OS: ${type()} ${release()}`,
     `- Node ${process.version}, V8 ${process.versions.v8}`,
-    `- Code: commit ${commit || "unknown"}${dirty.length > 0 ? `, with uncommitted changes in ${dirty.join(", ")}` : ", clean src/"}`,
+    `- Code measured: commit ${commit || "unknown"}; src/ ${dirty.length > 0 ? `dirty, uncommitted changes in ${dirty.length} file(s): ${dirty.join(", ")}` : "clean"}`,
   ];
 }
 
+const NUMBER = /^[-+]?[\d,.]+$|^—$|^$/;
+
 function table(t: Table): string {
   const line = (cells: string[]) => `| ${cells.map((c) => c.replace(/\|/g, "\\|")).join(" | ")} |`;
-  const align = t.headers.map((_, i) => (i === 0 || t.headers[i]!.startsWith("subject") || t.headers[i] === "case" || t.headers[i] === "transport" ? "---" : "---:"));
+  // Figures align right, words left.
+  const align = t.headers.map((_, i) => (t.rows.length > 0 && t.rows.every((r) => NUMBER.test(r[i] ?? "")) ? "---:" : "---"));
   return [line(t.headers), `|${align.join("|")}|`, ...t.rows.map(line)].join("\n");
 }
+
+const goalText = (r: Ratio): string => (r.goalMax !== undefined ? `≤ ${r.goalMax.toFixed(2)}` : r.goalMin !== undefined ? `≥ ${r.goalMin.toFixed(2)}` : "");
 
 export function renderMarkdown(sections: SectionResult[], run: RunInfo): string {
   const goals = sections.flatMap((s) => s.goals);
@@ -66,15 +82,32 @@ export function renderMarkdown(sections: SectionResult[], run: RunInfo): string 
     `- Load average: ${run.loadAtStart.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end. Other work on the machine slows every subject; ` +
       "subjects are interleaved in rounds so it falls on all of them alike, which keeps the ratios fair even when absolute figures move.",
     "",
+    "Per section: wall time, and the CPU this process got meanwhile (servers in child processes not counted). Well under one core for a section that runs in this process alone means the machine was contended.",
+    "",
+    table({
+      headers: ["section", "wall s", "CPU s", "cores got", "load average at end"],
+      rows: run.timings.map((t) => [t.name, fmt(t.wallS, 1), fmt(t.cpuS, 1), fmt(t.cpuS / t.wallS, 2), fmt(t.load, 2)]),
+    }),
+    "",
     "## Goals",
     "",
+    `Issue 16's "Done when", computed from this run: ${goals.filter((g) => g.pass).length} of ${goals.length} met.`,
+    "",
     table({ headers: ["goal", "figure", "result"], rows: goals.map((g) => [g.goal, g.figure, g.pass ? "PASS" : "MISS"]) }),
+    "",
+    "## How each subject is called",
+    "",
+    "Every subject of a comparison shares one connected client. Inside LangGraph, each call is one run of " +
+      "`new StateGraph(MessagesAnnotation).addNode(\"tools\", node).addEdge(START, \"tools\").addEdge(\"tools\", END).compile()`, " +
+      "invoked with an AIMessage carrying one tool call `{ type: \"tool_call\", id, name, args }`; `toolCall` below is that same object.",
+    "",
+    table({ headers: ["where", "subject", "call"], rows: howCalled() }),
     "",
     "## Ratios",
     "",
     "For times, below 1 means ours is faster; for throughput (calls/s), above 1 does. Charted in [results.svg](results.svg).",
     "",
-    table({ headers: ["ratio", "value", "goal"], rows: ratios.map((r) => [r.label, r.value.toFixed(2), r.goalMax === undefined ? "" : `≤ ${r.goalMax.toFixed(2)}`]) }),
+    table({ headers: ["ratio", "value", "goal"], rows: ratios.map((r) => [r.label, r.value.toFixed(2), goalText(r)]) }),
     "",
   ];
   for (const s of sections) {

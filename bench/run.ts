@@ -8,15 +8,18 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { BenchContext } from "./context.js";
-import type { SectionResult } from "./model.js";
+import { failedSection, type SectionResult } from "./model.js";
 import { planFor } from "./options.js";
 import { loadOurs, removeBuild } from "./ours.js";
-import { renderMarkdown } from "./report.js";
+import { renderMarkdown, type RunInfo, type SectionTiming } from "./report.js";
+import { agentRuns } from "./sections/agent.js";
+import { buildMany } from "./sections/build.js";
 import { deadServer } from "./sections/dead.js";
 import { errorPath } from "./sections/errors.js";
-import { memoryGrowth } from "./sections/memory.js";
+import { heapPerCall } from "./sections/heap.js";
 import { microBench } from "./sections/micro.js";
 import { recovery } from "./sections/recovery.js";
+import { httpRestart } from "./sections/restart.js";
 import { successPath } from "./sections/success.js";
 import { throughput } from "./sections/throughput.js";
 import { childPids } from "./servers.js";
@@ -46,46 +49,77 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0]!;
   const cleanups: (() => Promise<void>)[] = [];
   const cleanup = (fn: () => Promise<void>) => void cleanups.push(fn);
+  const sections: SectionResult[] = [];
+  const timings: SectionTiming[] = [];
+  let origin = "";
+  let current = "";
+  // --only=success,dead runs those sections and prints them instead of writing the results.
+  const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
+  const finish = (all: SectionResult[]) => report(all, { quick: plan.quick, elapsedS: (performance.now() - started) / 1000, loadAtStart, origin, timings }, only !== undefined);
+
   // A bound on the whole run: a hung section must not keep the process (or its children) alive.
+  // What finished is still written, with the section that was running marked as failed.
   const watchdog = setTimeout(() => {
     console.error(`bench: over ${plan.watchdogMs / 1000} s, stopping.`);
+    finish([...sections, failedSection(current, new Error(`The run passed the watchdog's ${plan.watchdogMs / 1000} s while this section ran.`))]);
     killChildren();
+    removeBuild();
     process.exit(2);
   }, plan.watchdogMs);
   watchdog.unref();
 
-  const sections: SectionResult[] = [];
   const loaded = await loadOurs(process.argv.includes("--src"));
+  origin = loaded.origin;
   const ctx: BenchContext = { plan, ours: loaded.module, cleanup };
   const all: [string, (ctx: BenchContext) => Promise<SectionResult>][] = [
     ["success", successPath],
+    ["agent", agentRuns],
     ["errors", errorPath],
     ["micro", microBench],
+    ["build", buildMany],
     ["dead", deadServer],
     ["recovery", recovery],
+    ["restart", httpRestart],
     ["throughput", throughput],
-    ["memory", memoryGrowth],
+    ["heap", heapPerCall],
   ];
-  // --only=success,dead runs those sections and prints them instead of writing the results.
-  const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
   const steps = only ? all.filter(([name]) => only.includes(name)) : all;
   try {
     for (const [name, step] of steps) {
+      current = name;
       const t0 = performance.now();
+      const cpu0 = process.cpuUsage();
       process.stdout.write(`bench: ${name}… `);
-      sections.push(await step(ctx));
-      process.stdout.write(`${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+      try {
+        sections.push(await step(ctx));
+        process.stdout.write(`${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+      } catch (error) {
+        // One broken section is reported (and its goals missed), and the others still run.
+        sections.push(failedSection(name, error));
+        process.stdout.write(`failed: ${String(error)}\n`);
+        process.exitCode = 1;
+      }
+      const cpu = process.cpuUsage(cpu0);
+      timings.push({ name, wallS: (performance.now() - t0) / 1000, cpuS: (cpu.user + cpu.system) / 1e6, load: loadavg()[0]! });
       // Each section closes what it opened before the next one starts, so none disturbs another.
       while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
     }
   } finally {
     while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
-    await removeBuild();
+    removeBuild();
   }
+  finish(sections);
+  // Every section closes what it started; a child left here (other than the esbuild service
+  // tsup leaves, which does not hold the process) is a bug to see, not to wait on.
+  const left = killChildren().filter((c) => c.name !== "esbuild");
+  if (left.length > 0) console.warn(`bench: killed child processes left running: ${left.map((c) => `${c.pid} (${c.name})`).join(", ")}`);
+  clearTimeout(watchdog);
+}
 
-  const elapsed = (performance.now() - started) / 1000;
-  const markdown = renderMarkdown(sections, { quick: plan.quick, elapsedS: elapsed, loadAtStart, origin: loaded.origin });
-  if (only) {
+/** Writes bench/results.md and results.svg (or prints the markdown, for `--only`), and the goals to the console. */
+function report(sections: SectionResult[], run: RunInfo, print: boolean): void {
+  const markdown = renderMarkdown(sections, run);
+  if (print) {
     console.log(markdown);
   } else {
     const dir = new URL(".", import.meta.url);
@@ -94,13 +128,8 @@ async function main(): Promise<void> {
     console.log("bench: wrote bench/results.md and bench/results.svg");
   }
   const goals = sections.flatMap((s) => s.goals);
-  console.log(`bench: done in ${elapsed.toFixed(1)} s; ${goals.filter((g) => g.pass).length}/${goals.length} goals met.`);
+  console.log(`bench: done in ${run.elapsedS.toFixed(1)} s; ${goals.filter((g) => g.pass).length}/${goals.length} goals met.`);
   for (const g of goals) console.log(`  ${g.pass ? "PASS" : "MISS"}  ${g.goal}: ${g.figure}`);
-  // Every section closes what it started; a child left here (other than the esbuild service
-  // tsup leaves, which does not hold the process) is a bug to see, not to wait on.
-  const left = killChildren().filter((c) => c.name !== "esbuild");
-  if (left.length > 0) console.warn(`bench: killed child processes left running: ${left.map((c) => `${c.pid} (${c.name})`).join(", ")}`);
-  clearTimeout(watchdog);
 }
 
 /** SIGKILLs this process's children (all started by the bench or the tools it drives). */

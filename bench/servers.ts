@@ -1,58 +1,102 @@
 /**
- * The servers the bench talks to. In memory it uses its own echo server, which keeps no
- * per-call state (the test fixture records every call, which would read as a leak); over
- * stdio and HTTP it uses the test fixtures.
+ * Where the bench's servers run and how clients reach them: in memory (server and client in
+ * this process), or the bench server (bench/server/) as a child process over stdio or HTTP,
+ * so the child's work and memory stay out of this process's figures.
  */
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { z } from "zod";
-import { stdioFixtureCommand } from "../test/servers/stdio.js";
 import { childPids } from "../test/chaos/support.js";
 import { connectInMemory } from "../test/servers/memory.js";
+import { buildBenchServer } from "./server/tools.js";
 
-/** A server with one tool, `echo`, shaped like the fixture's. */
-export function buildEchoServer(): McpServer {
-  const server = new McpServer({ name: "bench-echo", version: "1.0.0" });
-  server.registerTool(
-    "echo",
-    { description: "Echo the text back.", inputSchema: { text: z.string() }, annotations: { readOnlyHint: true, idempotentHint: true } },
-    async ({ text }) => ({ content: [{ type: "text", text }] }),
-  );
-  return server;
-}
+export { childPids };
 
 export interface Connected {
   client: Client;
   close: () => Promise<void>;
 }
 
-/** In memory, through the same helper the tests use. */
-export function connectMemory(server: McpServer | Server = buildEchoServer()): Promise<Connected> {
+const newClient = () => new Client({ name: "bench", version: "1.0.0" });
+
+export function connectMemory(server: McpServer | Server = buildBenchServer()): Promise<Connected> {
   return connectInMemory(server);
 }
 
-/** Env that marks a stdio child, so the bench can find (and kill) exactly that process. */
+/** Env that marks a child, so the bench can find (and kill) exactly that process. */
 export const roleEnv = (role: string): Record<string, string> => ({ BENCH_ROLE: role });
 
-/** The stdio fixture as a child process, with a client of our own. */
-export async function connectStdio(role: string): Promise<Connected & { pid: number | null }> {
-  const transport = new StdioClientTransport({ ...stdioFixtureCommand(), env: roleEnv(role), stderr: "ignore" });
-  const client = new Client({ name: "bench", version: "1.0.0" });
-  await client.connect(transport);
-  return { client, pid: transport.pid, close: () => client.close() };
+const entry = fileURLToPath(new URL("./server/entry.ts", import.meta.url));
+
+/** The bench server as a stdio child (through tsx: start-up is slower, calls are not). */
+export function benchStdioCommand(): { command: string; args: string[] } {
+  return { command: process.execPath, args: ["--import", "tsx", entry, "--stdio"] };
 }
 
-export { childPids };
+/** The bench's plain-JavaScript stdio echo server (bench/echo-server.mjs), which starts fast. */
+export function echoStdioCommand(): { command: string; args: string[] } {
+  return { command: process.execPath, args: [fileURLToPath(new URL("./echo-server.mjs", import.meta.url))] };
+}
+
+export async function connectStdio(role: string): Promise<Connected> {
+  const transport = new StdioClientTransport({ ...benchStdioCommand(), env: roleEnv(role), stderr: "ignore" });
+  const client = newClient();
+  await client.connect(transport);
+  return { client, close: () => client.close() };
+}
 
 export async function connectHttp(url: URL): Promise<Connected> {
-  const client = new Client({ name: "bench", version: "1.0.0" });
+  const client = newClient();
   await client.connect(new StreamableHTTPClientTransport(url));
   return { client, close: () => client.close() };
+}
+
+/** The bench server over HTTP in a child process. */
+export interface HttpChild {
+  url: URL;
+  /** Forgets every session and listens again; resolves with `performance.now()` once it is back. */
+  restart: () => Promise<number>;
+  /** Ends the process (its stdin closes) and waits for it to exit. */
+  close: () => Promise<void>;
+}
+
+export async function startHttpChild(role = "bench-http"): Promise<HttpChild> {
+  const child = spawn(process.execPath, ["--import", "tsx", entry, "--http"], { env: { ...process.env, ...roleEnv(role) }, stdio: ["pipe", "pipe", "inherit"] });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const lines = createInterface({ input: child.stdout! });
+  const waiters: ((line: string) => void)[] = [];
+  lines.on("line", (line) => waiters.shift()?.(line));
+  const nextLine = () =>
+    new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("The HTTP bench server did not answer within 20 s.")), 20_000);
+      waiters.push((line) => {
+        clearTimeout(timer);
+        resolve(line);
+      });
+    });
+  const first = await nextLine();
+  if (!first.startsWith("listening ")) throw new Error(`The HTTP bench server said: ${first}`);
+  return {
+    url: new URL(first.slice("listening ".length)),
+    restart: async () => {
+      const back = nextLine();
+      child.stdin!.write("restart\n");
+      if ((await back) !== "back") throw new Error("The HTTP bench server did not come back.");
+      return performance.now();
+    },
+    close: async () => {
+      child.stdin!.end();
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
 }
 
 /** The live children started with `BENCH_ROLE=<role>`. */
@@ -68,9 +112,4 @@ export function childrenWithRole(role: string): number[] {
     }
   }
   return out;
-}
-
-/** The bench's plain-JavaScript stdio echo server (bench/echo-server.mjs), which starts fast. */
-export function echoStdioCommand(): { command: string; args: string[] } {
-  return { command: process.execPath, args: [fileURLToPath(new URL("./echo-server.mjs", import.meta.url))] };
 }

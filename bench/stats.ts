@@ -15,23 +15,23 @@ export function quantile(samples: readonly number[], q: number): number {
 
 export const median = (samples: readonly number[]): number => quantile(samples, 0.5);
 
-/** Latency of one subject: per-call samples in microseconds. */
-export interface LatencyStats {
-  n: number;
-  medianUs: number;
-  p99Us: number;
-}
-
-export function latencyStats(samplesUs: readonly number[]): LatencyStats {
-  return { n: samplesUs.length, medianUs: median(samplesUs), p99Us: quantile(samplesUs, 0.99) };
-}
-
-/** One thing to time: `call` runs once per sample; `check` validates a result once per round. */
+/** One thing to time: `call` runs once per sample; `check` validates a result once per batch. */
 export interface Subject {
   name: string;
   call: (i: number) => Promise<unknown>;
   /** Throws when the subject did not do what it is meant to (a silent failure must not look fast). */
   check?: (result: unknown) => void;
+  /** The inner window of the last call, in µs, when the subject has one (a tool inside a graph step). */
+  window?: () => number;
+}
+
+/** What one subject's calls took, in µs: each call, and each batch's wall time over its size (GC included). */
+export interface Samples {
+  calls: number[];
+  batchMeans: number[];
+  /** The same for the inner window, when the subject has one. */
+  windows: number[];
+  windowMeans: number[];
 }
 
 export interface InterleaveOptions {
@@ -49,26 +49,55 @@ export function rotate<T>(items: readonly T[], by: number): T[] {
 }
 
 /**
- * Times every call of every subject, interleaved in rounds. Returns per-subject samples
- * in microseconds.
+ * Times every call of every subject, interleaved in rounds. A full GC runs between rounds
+ * (never inside a batch), so garbage does not pile up across rounds; within a round, young
+ * collections fall on whichever batch allocates, and the rotation spreads the rest.
  */
-export async function interleave(subjects: readonly Subject[], options: InterleaveOptions): Promise<Map<string, number[]>> {
-  const samples = new Map<string, number[]>(subjects.map((s) => [s.name, []]));
+export async function interleave(subjects: readonly Subject[], options: InterleaveOptions): Promise<Map<string, Samples>> {
+  const out = new Map<string, Samples>(subjects.map((s) => [s.name, { calls: [], batchMeans: [], windows: [], windowMeans: [] }]));
   const warmup = options.warmupRounds ?? 1;
   let counter = 0;
   for (let round = 0; round < warmup + options.rounds; round++) {
+    collect(1);
     for (const subject of rotate(subjects, round)) {
-      const out = round >= warmup ? samples.get(subject.name)! : undefined;
+      const keep = round >= warmup ? out.get(subject.name)! : undefined;
+      let windowSum = 0;
+      const start = performance.now();
       for (let i = 0; i < options.batch; i++) {
         const t0 = performance.now();
         const result = await subject.call(counter++);
         const t1 = performance.now();
-        out?.push((t1 - t0) * 1000);
+        if (keep) keep.calls.push((t1 - t0) * 1000);
+        if (subject.window) {
+          const w = subject.window();
+          windowSum += w;
+          keep?.windows.push(w);
+        }
         if (i === 0) subject.check?.(result);
       }
+      if (!keep) continue;
+      keep.batchMeans.push(((performance.now() - start) * 1000) / options.batch);
+      if (subject.window) keep.windowMeans.push(windowSum / options.batch);
     }
   }
-  return samples;
+  return out;
+}
+
+/** Per-call median and p99, and the median over batches of the batch mean, in µs. */
+export interface Summary {
+  n: number;
+  medianUs: number;
+  p99Us: number;
+  meanUs: number;
+}
+
+export function summarize(calls: readonly number[], batchMeans: readonly number[]): Summary {
+  return { n: calls.length, medianUs: median(calls), p99Us: quantile(calls, 0.99), meanUs: median(batchMeans) };
+}
+
+/** Latency of one subject from per-call samples alone (no batches). */
+export function latencyStats(samplesUs: readonly number[]): Omit<Summary, "meanUs"> {
+  return { n: samplesUs.length, medianUs: median(samplesUs), p99Us: quantile(samplesUs, 0.99) };
 }
 
 /** Runs `fn` until it resolves truthy or `deadlineMs` passes, pausing `everyMs` between tries. */
@@ -83,9 +112,9 @@ export async function pollUntil(fn: () => Promise<boolean>, deadlineMs: number, 
 
 export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Forced full collections, so heap readings compare live objects only. */
-export function collect(): void {
+/** Forced full collections (three settle finalizers, so heap readings compare live objects only). */
+export function collect(times = 3): void {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error("Run with --expose-gc (bench/run.ts re-spawns itself with it).");
-  for (let i = 0; i < 3; i++) gc();
+  for (let i = 0; i < times; i++) gc();
 }

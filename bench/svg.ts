@@ -13,15 +13,19 @@ const PLOT_W = WIDTH - LABEL_W - 90;
 
 const escape = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
+/** The goal's bound, whichever side it is on. */
+const goalOf = (r: Ratio): number | undefined => r.goalMax ?? r.goalMin;
+
 /** A round axis maximum: at least 1.5 (so parity is visible), at most 5. */
 function axisMax(ratios: readonly Ratio[]): number {
-  const top = Math.max(1.5, ...ratios.map((r) => Math.max(r.value, r.goalMax ?? 0)).filter(Number.isFinite));
+  const top = Math.max(1.5, ...ratios.map((r) => Math.max(r.value, goalOf(r) ?? 0)).filter(Number.isFinite));
   return Math.min(5, Math.ceil(top * 2) / 2);
 }
 
 function colour(r: Ratio): string {
-  if (r.goalMax === undefined) return "#6b8fc7";
-  return r.value <= r.goalMax ? "#3c9a5f" : "#c8553d";
+  if (goalOf(r) === undefined) return "#6b8fc7";
+  const met = r.goalMax !== undefined ? r.value <= r.goalMax : r.value >= r.goalMin!;
+  return met ? "#3c9a5f" : "#c8553d";
 }
 
 export function renderSvg(ratios: readonly Ratio[]): string {
@@ -53,8 +57,9 @@ export function renderSvg(ratios: readonly Ratio[]): string {
       `<rect x="${LABEL_W}" y="${y}" width="${Math.max(1, Math.round((end - LABEL_W) * 10) / 10)}" height="${BAR_H}" fill="${colour(r)}" rx="2"/>`,
     );
     if (cut) parts.push(`<path d="M${end - 10} ${y - 2} l6 ${BAR_H + 4} M${end - 5} ${y - 2} l6 ${BAR_H + 4}" stroke="#fff" stroke-width="3"/>`);
-    if (r.goalMax !== undefined) {
-      const gx = x(r.goalMax);
+    const goal = goalOf(r);
+    if (goal !== undefined) {
+      const gx = x(goal);
       parts.push(`<line x1="${gx}" y1="${y - 3}" x2="${gx}" y2="${y + BAR_H + 3}" stroke="#111" stroke-width="2.5"/>`);
     }
     parts.push(`<text x="${end + 6}" y="${y + BAR_H - 5}" font-weight="600">${Number.isFinite(r.value) ? r.value.toFixed(2) : "—"}</text>`);

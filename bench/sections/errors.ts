@@ -1,96 +1,71 @@
 /**
- * 2. Error path: time until the text the model reads is ready, for a tool answering
- * `isError` and one answering a JSON-RPC error. Ours returns it (a ToolMessage); the
- * adapters throw a ToolException, which the caller catches and stringifies.
+ * 2. Error paths: a tool answering `isError`, and one answering a JSON-RPC error, inside a
+ * LangGraph run and bare. Inside a graph both LangChain layers end in an error ToolMessage
+ * (ours returns it; ToolNode catches the adapters' ToolException and writes it); bare, the
+ * time runs until the model's text is ready (the adapters' exception caught and stringified).
  */
-import { ToolMessage } from "@langchain/core/messages";
-import type { StructuredToolInterface } from "@langchain/core/tools";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { buildFixtureServer, buildProtocolErrorServer, newState } from "../../test/servers/fixture.js";
-import { fmt, type Ratio, type SectionResult } from "../model.js";
 import type { BenchContext } from "../context.js";
+import { measure, STEP_HEADERS, timeCells, VERSUS_HEADERS, versus, versusCells } from "../compare.js";
+import { GOALS, ratioGoal } from "../goals.js";
+import type { Goal, Ratio, SectionResult } from "../model.js";
+import { buildProtocolErrorServer } from "../server/tools.js";
 import { connectMemory } from "../servers.js";
-import { interleave, latencyStats, type Subject } from "../stats.js";
-import { layersOver, toolCall } from "../subjects.js";
-import type { McpTool } from "../../src/index.js";
+import { expectText, layersOver, subjectOf, textOf, type Layer, type Mode } from "../subjects.js";
 
-interface Case {
-  label: string;
-  tool: string;
-  args: Record<string, unknown>;
-}
-
-const CASES: Case[] = [
-  { label: "isError", tool: "fail", args: { message: "quota exceeded for project alpha" } },
-  // -32602 is permanent, so no retry delay is timed: only the classification and text.
-  { label: "protocol error", tool: "raise", args: { code: -32602, message: "Invalid cursor: abc" } },
+const CASES = [
+  { label: "isError", tool: "fail", message: "quota exceeded for project alpha", args: { message: "quota exceeded for project alpha" } },
+  // -32602 is permanent, so no retry delay is timed: only the classification and the text.
+  { label: "JSON-RPC error", tool: "raise", message: "Invalid cursor: abc", args: { code: -32602, message: "Invalid cursor: abc" } },
 ];
+const LAYERS: Layer[] = ["raw", "adapters", "ours"];
+const MODES: Mode[] = ["graph", "bare"];
 
-/** The adapters' text: what a caller gets by catching the ToolException. */
-async function adaptersText(tool: StructuredToolInterface, args: Record<string, unknown>, i: number): Promise<string> {
-  try {
-    await tool.invoke(toolCall(tool.name, args, i));
-  } catch (error) {
-    return String(error);
-  }
-  throw new Error("The adapters' tool did not throw for a failing call.");
+/** The call failed with the server's message; a LangChain layer in a graph ended in an error ToolMessage. */
+function failedWith(message: string, layer: Layer, mode: Mode): (result: unknown) => void {
+  const marked = layer !== "raw" && !(mode === "bare" && layer === "adapters");
+  return expectText((text) => text.includes(message) && (!marked || text.startsWith("error: ")), `a failure carrying "${message}"`);
 }
 
-async function oursText(tool: McpTool, args: Record<string, unknown>, i: number): Promise<string> {
-  const message = await tool.invoke(toolCall(tool.name, args, i));
-  if (!(message instanceof ToolMessage) || message.status !== "error") throw new Error("Our tool did not answer an error ToolMessage.");
-  return message.content as string;
-}
-
-async function rawText(client: Client, c: Case): Promise<string> {
-  try {
-    const result = await client.callTool({ name: c.tool, arguments: c.args });
-    return (result.content as { text?: string }[])[0]?.text ?? "";
-  } catch (error) {
-    return String(error);
-  }
-}
-
-export async function errorPath({ plan, ours: library, cleanup }: BenchContext): Promise<SectionResult> {
-  const fixture = await connectMemory(buildFixtureServer(newState()));
-  const protocol = await connectMemory(buildProtocolErrorServer());
-  cleanup(fixture.close);
-  cleanup(protocol.close);
-  const clients: Record<string, Client> = { fail: fixture.client, raise: protocol.client };
+export async function errorPath({ plan, ours, cleanup }: BenchContext): Promise<SectionResult> {
+  const servers = { fail: await connectMemory(), raise: await connectMemory(buildProtocolErrorServer()) };
+  cleanup(servers.fail.close);
+  cleanup(servers.raise.close);
 
   const rows: string[][] = [];
+  const versusRows: string[][] = [];
   const ratios: Ratio[] = [];
+  const goals: Goal[] = [];
   const examples: string[] = [];
   for (const c of CASES) {
-    const layers = await layersOver(library, clients[c.tool]!);
+    const layers = await layersOver(ours, servers[c.tool as keyof typeof servers].client);
     cleanup(layers.close);
-    const ours = layers.ours(c.tool);
-    const adapters = layers.adapters(c.tool);
-    const subjects: Subject[] = [
-      { name: "raw callTool (reference)", call: () => rawText(clients[c.tool]!, c) },
-      { name: "adapters (catch + String)", call: (i) => adaptersText(adapters, c.args, i) },
-      { name: "ours (error ToolMessage)", call: (i) => oursText(ours, c.args, i) },
-    ];
-    const samples = await interleave(subjects, { ...plan.errors, warmupRounds: plan.warmupRounds });
-    const stats = new Map([...samples].map(([k, v]) => [k, latencyStats(v)]));
-    const raw = stats.get(subjects[0]!.name)!;
-    for (const s of subjects) {
-      const st = stats.get(s.name)!;
-      rows.push([c.label, s.name, fmt(st.medianUs), fmt(st.p99Us), fmt(st.medianUs / raw.medianUs, 2)]);
+    for (const mode of MODES) {
+      const subjects = LAYERS.map((layer) => subjectOf(layers, layer, mode, c.tool, c.args, failedWith(c.message, layer, mode)));
+      const measured = await measure(subjects, { ...plan.errors[mode], warmupRounds: plan.warmupRounds });
+      const where = mode === "graph" ? "LangGraph" : "bare";
+      for (const layer of LAYERS) rows.push([c.label, where, layer, ...timeCells(measured.get(`${mode} ${layer}`)!, true)]);
+      const v = versus(measured.get(`${mode} ours`)!, measured.get(`${mode} adapters`)!);
+      versusRows.push([c.label, where, "ours/adapters", ...versusCells(v, mode === "graph")]);
+      ratios.push({ label: `${where} ${c.label}: ours/adapters`, value: v.median, ...(mode === "graph" ? { goalMax: GOALS.errorsVsAdapters } : {}) });
+      if (mode === "graph") goals.push(ratioGoal(`inside LangGraph, ${c.label}: ours/adapters`, v.median, v.mean, GOALS.errorsVsAdapters));
+      for (const layer of ["adapters", "ours"] as const) {
+        examples.push(`${c.label}, ${where}, ${layer}: \`${textOf(await subjects.find((s) => s.name === `${mode} ${layer}`)!.call(0)).slice(0, 200).replace(/\n/g, "⏎")}\``);
+      }
     }
-    const value = stats.get(subjects[2]!.name)!.medianUs / stats.get(subjects[1]!.name)!.medianUs;
-    ratios.push({ label: `${c.label}: ours/adapters`, value });
-    examples.push(`${c.label}, adapters: \`${(await adaptersText(adapters, c.args, 0)).slice(0, 160)}\``);
-    examples.push(`${c.label}, ours: \`${(await oursText(ours, c.args, 0)).slice(0, 220)}\``);
   }
   return {
-    title: "2. Error path (time until the model-facing text is ready)",
+    title: "2. Error paths, inside LangGraph and bare",
     method:
-      `In memory. ${plan.errors.rounds} rounds × ${plan.errors.batch} calls per subject, interleaved. Both LangChain layers are called with a tool call; ` +
-      "ours returns an error ToolMessage, the adapters' ToolException is caught and stringified. The protocol error is -32602 (permanent, so no retry wait).",
-    tables: [{ headers: ["case", "subject", "median µs", "p99 µs", "× raw"], rows }],
+      `In memory. ${plan.errors.graph.rounds} rounds × ${plan.errors.graph.batch} graph runs and ${plan.errors.bare.rounds} × ${plan.errors.bare.batch} bare calls per subject, interleaved, a full GC between rounds. ` +
+      "Inside LangGraph: the same ToolNode step as the success path; the tool window of the adapters ends with their throw, ToolNode then writes the message. " +
+      "Bare: `invoke(toolCall)`, the adapters' ToolException caught and stringified (raw: `callTool`, its error caught). The JSON-RPC error is -32602 (permanent, so no retry wait). " +
+      "For bare calls the tool columns are the calls themselves.",
+    tables: [
+      { headers: ["case", "how called", "subject", ...STEP_HEADERS], rows },
+      { headers: ["case", "how called", "ratio", ...VERSUS_HEADERS], rows: versusRows },
+    ],
     ratios,
-    goals: [],
-    notes: examples,
+    goals,
+    notes: ["What the model reads (⏎ marks a line break):", ...examples],
   };
 }

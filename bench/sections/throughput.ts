@@ -1,12 +1,14 @@
 /**
- * 5. Throughput: 64 concurrent callers over streamable HTTP on 127.0.0.1, calls per second.
- * The server runs in this process too, so client and server share the machine's cores.
+ * 5. Throughput over streamable HTTP: calls per second of ours and of the raw SDK at 1, 16,
+ * 64 and 256 concurrent callers, with the server in a process of its own (so the client's
+ * work is what differs; the server is the same for both).
  */
-import { startHttpFixture } from "../../test/servers/http.js";
-import { fmt, type SectionResult } from "../model.js";
 import type { BenchContext } from "../context.js";
-import { connectHttp } from "../servers.js";
+import { atLeast, GOALS } from "../goals.js";
+import { fmt, type Goal, type Ratio, type SectionResult } from "../model.js";
+import { connectHttp, startHttpChild } from "../servers.js";
 import { delay, median, rotate } from "../stats.js";
+import { textOf } from "../subjects.js";
 
 const args = { text: "hello" };
 
@@ -25,7 +27,7 @@ async function drive(load: Load, callers: number, seconds: number): Promise<{ pe
     Array.from({ length: callers }, async () => {
       while (performance.now() < until) {
         const result = await load.call().catch((e: unknown) => e);
-        if (result === "hello" || (result as { content?: { text?: string }[] })?.content?.[0]?.text === "hello") done++;
+        if (textOf(result) === "hello") done++;
         else failures++;
       }
     }),
@@ -34,45 +36,52 @@ async function drive(load: Load, callers: number, seconds: number): Promise<{ pe
 }
 
 export async function throughput({ plan, ours: library, cleanup }: BenchContext): Promise<SectionResult> {
-  const { rounds, seconds, callers } = plan.throughput;
-  const http = await startHttpFixture();
-  cleanup(() => http.close());
-  const raw = await connectHttp(http.url);
+  const { rounds, seconds } = plan.throughput;
+  const server = await startHttpChild("bench-throughput");
+  cleanup(server.close);
+  const raw = await connectHttp(server.url);
   cleanup(raw.close);
-  const toolkit = await library.McpToolkit.connect({ servers: { s: { transport: "http", url: http.url } } });
+  const toolkit = await library.McpToolkit.connect({ servers: { s: { transport: "http", url: server.url } } });
   cleanup(() => toolkit.close());
   const ours = toolkit.getTool("echo")!;
-
   const loads: Load[] = [
     { name: "raw callTool", call: () => raw.client.callTool({ name: "echo", arguments: args }) },
     { name: "ours invoke(args)", call: () => ours.invoke(args) },
   ];
-  // A short warm-up of each, then interleaved rounds.
-  for (const load of loads) await drive(load, callers, Math.min(0.3, seconds));
-  const rates = new Map<string, number[]>(loads.map((l) => [l.name, []]));
-  const failures = new Map<string, number>(loads.map((l) => [l.name, 0]));
-  for (let round = 0; round < rounds; round++) {
-    for (const load of rotate(loads, round)) {
-      const r = await drive(load, callers, seconds);
-      rates.get(load.name)!.push(r.perSecond);
-      failures.set(load.name, failures.get(load.name)! + r.failures);
-      await delay(50);
+
+  const rows: string[][] = [];
+  const ratios: Ratio[] = [];
+  const goals: Goal[] = [];
+  for (const callers of GOALS.throughputCallers) {
+    for (const load of loads) await drive(load, callers, Math.min(0.3, seconds));
+    const rates = new Map<string, number[]>(loads.map((l) => [l.name, []]));
+    const failures = new Map<string, number>(loads.map((l) => [l.name, 0]));
+    for (let round = 0; round < rounds; round++) {
+      for (const load of rotate(loads, round)) {
+        const r = await drive(load, callers, seconds);
+        rates.get(load.name)!.push(r.perSecond);
+        failures.set(load.name, failures.get(load.name)! + r.failures);
+        await delay(50);
+      }
     }
+    const rawRate = median(rates.get(loads[0]!.name)!);
+    for (const l of loads) {
+      const r = median(rates.get(l.name)!);
+      rows.push([String(callers), l.name, fmt(r, 0), rates.get(l.name)!.map((x) => fmt(x, 0)).join(", "), fmt(r / rawRate, 2), String(failures.get(l.name))]);
+    }
+    const value = median(rates.get(loads[1]!.name)!) / rawRate;
+    const who = `${callers} caller${callers === 1 ? "" : "s"}`;
+    ratios.push({ label: `HTTP throughput, ${who}: ours/raw`, value, goalMin: GOALS.throughputVsRaw });
+    goals.push(atLeast(`HTTP throughput, ${who}: ours/raw`, value, GOALS.throughputVsRaw));
   }
-  const rawRate = median(rates.get(loads[0]!.name)!);
-  const oursRate = median(rates.get(loads[1]!.name)!);
-  const rows = loads.map((l) => {
-    const r = median(rates.get(l.name)!);
-    return [l.name, fmt(r, 0), rates.get(l.name)!.map((x) => fmt(x, 0)).join(", "), fmt(r / rawRate, 2), String(failures.get(l.name))];
-  });
   return {
-    title: `5. Throughput, ${callers} concurrent callers over streamable HTTP`,
+    title: "5. Throughput over streamable HTTP (server in its own process)",
     method:
-      `One HTTP fixture server (in this process) on 127.0.0.1; ${callers} callers each loop calling echo. ${rounds} rounds × ${seconds} s per subject, ` +
-      "alternating, after a warm-up. Ours with default policies over its own connection; raw over its own SDK client.",
-    tables: [{ headers: ["subject", "median calls/s", "each round", "× raw", "failed calls"], rows }],
-    ratios: [{ label: "throughput: ours/raw (higher is better)", value: oursRate / rawRate }],
-    goals: [],
+      `The bench server (bench/server/http.ts) in a child process on 127.0.0.1; each subject over its own session. At each caller count, every caller loops calling echo; ` +
+      `${rounds} round(s) × ${seconds} s per subject, alternating, after a short warm-up of each. Ours with default policies (\`transport: "http"\`); raw over its own SDK client.`,
+    tables: [{ headers: ["callers", "subject", "median calls/s", "each round", "× raw", "failed calls"], rows }],
+    ratios,
+    goals,
     notes: [],
   };
 }

@@ -1,0 +1,29 @@
+/**
+ * The bench server in a process of its own, so that what the bench measures in its own
+ * process is the client side alone.
+ *
+ * `--stdio`: serves over stdin/stdout.
+ * `--http`: prints `listening <url>`; then each stdin line `restart` forgets every session
+ * and listens again on the same port, answered by `back`; the end of stdin ends the process.
+ */
+import { createInterface } from "node:readline";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { BenchHttpServer } from "./http.js";
+import { buildBenchServer } from "./tools.js";
+
+if (process.argv.includes("--http")) {
+  const http = new BenchHttpServer();
+  await http.listen(0);
+  process.stdout.write(`listening ${http.url.href}\n`);
+  const lines = createInterface({ input: process.stdin });
+  lines.on("line", (line) => {
+    if (line.trim() !== "restart") return;
+    void http
+      .stop()
+      .then(() => http.listen())
+      .then(() => process.stdout.write("back\n"));
+  });
+  lines.on("close", () => void http.stop().finally(() => process.exit(0)));
+} else {
+  await buildBenchServer("bench-stdio").connect(new StdioServerTransport());
+}
