@@ -81,6 +81,17 @@ export interface CircuitCloseEvent {
   serverName: string;
 }
 
+/**
+ * The shared state's store (Redis, with `sharedState`) stopped answering, or answers again.
+ * Meanwhile each process decides with its own breaker; no call fails or waits because of it.
+ */
+export interface SharedStateEvent {
+  type: "shared_state";
+  status: "unavailable" | "available";
+  /** Why it counts as unavailable: the client's error name and message, or `timeout`. */
+  detail?: string;
+}
+
 /** One observable step of a tool call or of a server connection; `switch (event.type)` narrows it. */
 export type McpEvent =
   | CallEvent
@@ -91,7 +102,8 @@ export type McpEvent =
   | ReconnectEvent
   | CircuitOpenEvent
   | HalfOpenEvent
-  | CircuitCloseEvent;
+  | CircuitCloseEvent
+  | SharedStateEvent;
 
 /** What happened; see {@link McpEvent}. */
 export type McpEventType = McpEvent["type"];

@@ -26,6 +26,7 @@ export {
   DEFAULT_MAX_RESULT_LENGTH,
   DEFAULT_RECONNECT,
   DEFAULT_RETRY,
+  DEFAULT_RETRY_BUDGET,
   DEFAULT_STDERR_LINES,
   DEFAULT_TIMEOUT_MS,
 } from "./config/index.js";
@@ -42,6 +43,9 @@ export type {
   SseServerConfig,
   StdioServerConfig,
   ToolPolicy,
+  RetryBudgetOptions,
+  SharedStateOptions,
+  RedisClientLike,
 } from "./config/index.js";
 export { EventHub } from "./events.js";
 export type {
@@ -58,6 +62,7 @@ export type {
   CircuitOpenEvent,
   HalfOpenEvent,
   CircuitCloseEvent,
+  SharedStateEvent,
 } from "./events.js";
 export { backoffDelay, retryVerdict } from "./policy/RetryPolicy.js";
 export type { RetryOptions, RetryUnknownOutcome } from "./policy/RetryPolicy.js";

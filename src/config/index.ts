@@ -42,6 +42,8 @@ export type {
   ReconnectOptions,
   ResolvedRetry,
   RetryBudgetOptions,
+  RedisClientLike,
+  SharedStateOptions,
   RetryOptions,
   RetryUnknownOutcome,
   ServerConfig,

@@ -12,7 +12,7 @@ import { callToolOnce, connectionDeathKey, type ToolTarget } from "../mcp/callTo
 import { Connection } from "../mcp/Connection.js";
 import { convertResult, type ConvertedResult } from "../mcp/content.js";
 import { breakerEvents, CircuitBreaker, type BreakerState } from "../policy/CircuitBreaker.js";
-import { fallbackNote, type Fallback, type FallbackNote, type WithFallback } from "../policy/FallbackPolicy.js";
+import { fallbackNote, functionFallback, type Fallback, type FallbackNote, type WithFallback } from "../policy/FallbackPolicy.js";
 import { runPipeline, type ServerGuards } from "../policy/pipeline.js";
 import { RetryAfterGate } from "../policy/RetryAfterGate.js";
 import { RetryBudget } from "../policy/RetryBudget.js";
@@ -52,6 +52,8 @@ export class McpToolkit extends BaseToolkit {
   /** Spans and metrics through OpenTelemetry; does nothing unless the application registered a provider. */
   private readonly telemetry: ToolkitTelemetry;
   private closed = false;
+  /** The shared state on Redis, when `sharedState` is set. */
+  private fleet: { close(): void } | undefined;
 
   private constructor(private readonly config: McpToolkitConfig) {
     super();
@@ -96,6 +98,8 @@ export class McpToolkit extends BaseToolkit {
     validateConfig(config);
     const toolkit = new McpToolkit(config);
     try {
+      // Loaded only here, so a toolkit without `sharedState` never loads fleet/.
+      if (config.sharedState) toolkit.fleet = (await import("../fleet/FleetState.js")).joinFleet(config.sharedState, config, toolkit.guards, (event) => toolkit.events.emit(event));
       await toolkit.connectAll([...toolkit.connections.keys()], config.onConnectionError ?? "throw");
     } catch (error) {
       await toolkit.close();
@@ -144,6 +148,7 @@ export class McpToolkit extends BaseToolkit {
   /** Closes every connection the toolkit opened: no process, socket or timer is left. */
   async close(): Promise<void> {
     this.closed = true;
+    this.fleet?.close();
     await this.retrying?.catch(() => undefined);
     await Promise.allSettled([...this.connections.values()].map((c) => c.close()));
   }
@@ -265,15 +270,7 @@ export class McpToolkit extends BaseToolkit {
     const hook = this.config.beforeFallback;
     const before = hook ? (error: McpToolError) => hook(runtime.identity.exposedName, args, error) : undefined;
     if (typeof fallback === "function") {
-      return {
-        name: "function",
-        from: "function",
-        run: async (error) => {
-          const out = await fallback(args, error);
-          return typeof out === "string" ? { content: [{ type: "text", text: out }] } : out;
-        },
-        ...(before ? { before } : {}),
-      };
+      return functionFallback(fallback, args, (out): CallToolResult => (typeof out === "string" ? { content: [{ type: "text", text: out }] } : out), before);
     }
     return {
       name: fallback,

@@ -8,7 +8,7 @@ import { EventHub, type McpEventListener } from "../events.js";
 import { contentText } from "../mcp/content.js";
 import { raceAbort } from "../policy/abort.js";
 import { breakerEvents, CircuitBreaker, type BreakerOptions } from "../policy/CircuitBreaker.js";
-import { fallbackNote, type Fallback } from "../policy/FallbackPolicy.js";
+import { fallbackNote, functionFallback } from "../policy/FallbackPolicy.js";
 import { runPipeline } from "../policy/pipeline.js";
 import { resolveRetry, type RetryOptions } from "../policy/RetryPolicy.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
@@ -80,7 +80,7 @@ export function wrapTool(tool: StructuredToolInterface, options: WrapToolOptions
         policy,
         attempt: (scope, n) => attempt(args, config, scope, n),
         guards: { breaker },
-        ...(options.fallback ? { fallback: functionFallback(options.fallback, args) } : {}),
+        ...(options.fallback ? { fallback: functionFallback(options.fallback, args, answerWithNote) } : {}),
         ...(events ? { events } : {}),
       },
       signal,
@@ -100,15 +100,9 @@ export function wrapTool(tool: StructuredToolInterface, options: WrapToolOptions
   });
 }
 
-function functionFallback(fallback: FallbackFunction, args: Record<string, unknown>): Fallback<[unknown, unknown]> {
-  return {
-    name: "function",
-    from: "function",
-    run: async (error) => {
-      const out = await fallback(args, error);
-      const text = typeof out === "string" ? out : contentText((out as CallToolResult).content ?? []);
-      const note = { from: "function", reason: error.reason };
-      return [`${fallbackNote(note)}\n${text}`, { fallback: note }];
-    },
-  };
+/** A fallback function's answer as the wrapped tool's output, saying first that it is one. */
+function answerWithNote(answer: string | CallToolResult, error: McpToolError): [unknown, unknown] {
+  const text = typeof answer === "string" ? answer : contentText(answer.content ?? []);
+  const note = { from: "function", reason: error.reason };
+  return [`${fallbackNote(note)}\n${text}`, { fallback: note }];
 }

@@ -23,6 +23,25 @@ export interface BreakerHooks {
   now?: () => number;
 }
 
+/**
+ * The fleet's view of one server's circuit, kept by `src/fleet` when `sharedState` is set.
+ * Every method answers from a local snapshot, or within a deadline of milliseconds, so a call
+ * never waits on the store; `undefined` means "no fleet view now", and the local breaker decides.
+ */
+export interface SharedCircuit {
+  /** The fleet's circuit as last seen, or undefined while the store is unreachable. */
+  state(): BreakerState | undefined;
+  /**
+   * Asks to be the fleet's one half-open test: `"test"` (this call tests), `"open"` (another
+   * process tests), `"closed"` (the fleet closed meanwhile), or undefined (no answer in time).
+   */
+  lease(): Promise<"test" | "open" | "closed" | undefined>;
+  /** What an attempt said about the server, sent in the background; `test` marks the fleet's test. */
+  report(verdict: Verdict | "abandoned", error: unknown, test: boolean): void;
+  /** Calls `listener` when the fleet's circuit closes, so a local circuit opened by the same outage closes too. */
+  onClose(listener: () => void): void;
+}
+
 /** How many recent failure keys are remembered. */
 const KEYS_KEPT = 32;
 
@@ -36,7 +55,7 @@ export function breakerEvents(serverName: string, emit: (event: McpEvent) => voi
 }
 
 /** What one finished call says about the server. */
-type Verdict = "failure" | "healthy" | "no_evidence";
+export type Verdict = "failure" | "healthy" | "no_evidence";
 
 /**
  * A server failure counts against the server. A cancel says nothing about it either way. Any
@@ -67,6 +86,7 @@ export class CircuitBreaker {
   private openFor = 0;
   private test: Promise<unknown> | undefined;
   private lastError: McpToolError | undefined;
+  private shared: SharedCircuit | undefined;
 
   constructor(
     readonly serverName: string,
@@ -80,6 +100,15 @@ export class CircuitBreaker {
     return this.hooks.now?.() ?? performance.now();
   }
 
+  /** Joins the fleet's view: its open/closed decision and its one half-open test come first. */
+  useShared(shared: SharedCircuit): void {
+    this.shared = shared;
+    // The server was shown healthy elsewhere: a local circuit opened by the same outage closes too.
+    shared.onClose(() => {
+      if (this.open && !this.test) this.close();
+    });
+  }
+
   get state(): BreakerState {
     if (this.test) return "half-open";
     return this.open ? "open" : "closed";
@@ -91,6 +120,14 @@ export class CircuitBreaker {
    */
   async execute<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, context: CallContext): Promise<T> {
     if (!this.options.enabled) return fn();
+    const fleet = this.shared?.state();
+    if (fleet === "open") throw this.refusal(context);
+    if (fleet === "half-open") {
+      const lease = await this.shared!.lease();
+      if (lease === "open") throw this.refusal(context);
+      if (lease === "test") return this.runFleetTest(fn);
+      // "closed", or the store did not answer in time: the local breaker decides.
+    }
     for (;;) {
       if (signal?.aborted) throw cancelled(context, signal.reason, "not_sent");
       if (this.test) {
@@ -108,12 +145,16 @@ export class CircuitBreaker {
     try {
       const value = await fn();
       this.failures = 0;
+      this.shared?.report("healthy", undefined, false);
       return value;
     } catch (error) {
       const verdict = verdictOf(error);
-      if (verdict === "healthy") this.failures = 0;
-      else if (verdict === "failure" && this.isNewEvidence(error as McpToolError)) {
+      if (verdict === "healthy") {
+        this.failures = 0;
+        this.shared?.report("healthy", error, false);
+      } else if (verdict === "failure" && this.isNewEvidence(error as McpToolError)) {
         this.lastError = error as McpToolError;
+        this.shared?.report("failure", error, false);
         if (++this.failures >= this.options.failureThreshold && !this.open) this.trip();
       }
       throw error;
@@ -125,10 +166,12 @@ export class CircuitBreaker {
     const test = fn().then(
       (value) => {
         this.close();
+        this.shared?.report("healthy", undefined, false);
         return value;
       },
       (error: unknown) => {
         const verdict = verdictOf(error);
+        if (verdict !== "no_evidence") this.shared?.report(verdict, error, false);
         if (verdict === "healthy") this.close();
         else if (verdict === "failure") {
           this.lastError = error as McpToolError;
@@ -147,6 +190,24 @@ export class CircuitBreaker {
       if (this.test === settled) this.test = undefined;
     });
     return test;
+  }
+
+  /** The fleet's one half-open test: a single attempt whose verdict goes to every process. */
+  private async runFleetTest<T>(fn: () => Promise<T>): Promise<T> {
+    this.hooks.onHalfOpen?.();
+    try {
+      const value = await fn();
+      this.shared!.report("healthy", undefined, true);
+      if (this.open) this.close();
+      this.failures = 0;
+      return value;
+    } catch (error) {
+      const verdict = verdictOf(error);
+      this.shared!.report(verdict === "no_evidence" ? "abandoned" : verdict, error, true);
+      if (verdict === "healthy" && this.open) this.close();
+      if (verdict === "failure") this.lastError = error as McpToolError;
+      throw error;
+    }
   }
 
   /** Is this failure new evidence, or another call's view of a failure already counted? */

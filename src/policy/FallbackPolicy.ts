@@ -1,3 +1,5 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { FallbackFunction } from "../config/index.js";
 import { isServerFailure, type McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 
@@ -24,6 +26,24 @@ export interface Fallback<T> {
   run: (error: McpToolError, signal: AbortSignal | undefined) => Promise<T>;
   /** Asked first; `"skip"` keeps the primary's error. */
   before?: (error: McpToolError) => "skip" | void | Promise<"skip" | void>;
+}
+
+/**
+ * A fallback answered by the user's function; `shape` turns its answer (text or a tool result)
+ * into what the call returns.
+ */
+export function functionFallback<T>(
+  fallback: FallbackFunction,
+  args: Record<string, unknown>,
+  shape: (answer: string | CallToolResult, error: McpToolError) => T,
+  before?: Fallback<T>["before"],
+): Fallback<T> {
+  return {
+    name: "function",
+    from: "function",
+    run: async (error) => shape(await fallback(args, error), error),
+    ...(before ? { before } : {}),
+  };
 }
 
 /** The outcome of a call under a fallback: the answer, and who gave it if not the primary. */

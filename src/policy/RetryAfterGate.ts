@@ -2,6 +2,17 @@ import { McpToolError } from "../errors/McpToolError.js";
 import { cancelled, sleep, type CallContext } from "./abort.js";
 
 /**
+ * The fleet's copy of a server's wait, kept by `src/fleet` when `sharedState` is set. Both
+ * methods are synchronous: a wait learnt from the store is read from a local snapshot.
+ */
+export interface SharedWait {
+  /** The fleet's wait still to run, in milliseconds (0 when there is none, or none known). */
+  remainingMs(): number;
+  /** Shares a wait this process was given, in the background. */
+  note(waitMs: number): void;
+}
+
+/**
  * A server's own wait signal, kept for all its calls: once it answers with Retry-After (a 429
  * or 503, or a JSON-RPC error with `data.retryAfter`), no call goes to it until the wait is
  * over. A call that may wait that long (the wait is within its retry policy's `maxTimeout`)
@@ -11,15 +22,21 @@ import { cancelled, sleep, type CallContext } from "./abort.js";
  */
 export class RetryAfterGate {
   private until = 0;
+  private shared: SharedWait | undefined;
 
   constructor(
     readonly serverName: string,
     private readonly now: () => number = () => performance.now(),
   ) {}
 
+  /** Joins the fleet's copy of the wait: one process's 429 holds back every process. */
+  useShared(shared: SharedWait): void {
+    this.shared = shared;
+  }
+
   /** The wait still to run, in milliseconds (0 when calls may go). */
   get remainingMs(): number {
-    return Math.max(0, this.until - this.now());
+    return Math.max(0, this.until - this.now(), this.shared?.remainingMs() ?? 0);
   }
 
   /** Keeps the server's wait hint from a failure that carries one. */
@@ -27,6 +44,7 @@ export class RetryAfterGate {
     if (error.retryAfterMs === undefined || error.retryAfterMs <= 0) return;
     if (error.reason !== "rate_limited" && error.reason !== "service_unavailable") return;
     this.until = Math.max(this.until, this.now() + error.retryAfterMs);
+    this.shared?.note(error.retryAfterMs);
   }
 
   /** Before an attempt: passes at once, waits out a wait of at most `maxWaitMs`, or refuses. */

@@ -1,0 +1,138 @@
+/**
+ * The policy options of the one configuration schema: retry, breaker, retry budget,
+ * reconnection, tool policies and error options. Each default is stated here once, with its
+ * `@default` tag; see schema.ts for how they layer.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { McpToolError } from "../errors/McpToolError.js";
+import { DEFAULT_MAX_LENGTH } from "../errors/text.js";
+import { custom, expected, flag, fn, isObject, number, oneOf, options } from "./fields.js";
+
+export type { RetryUnknownOutcome } from "../errors/safeRepeat.js";
+
+const retryFields = options({
+  /** Retries after the first attempt. @default 2 */
+  retries: number({ integer: true, infinite: true }).default(2),
+  /** The first backoff delay, in milliseconds. @default 200 */
+  minTimeout: number().default(200),
+  /** The longest backoff delay, and the longest Retry-After honoured, in milliseconds. @default 5000 */
+  maxTimeout: number({ infinite: true }).default(5000),
+  /** The backoff's growth per attempt. @default 2 */
+  factor: number().default(2),
+  /** Multiply each delay by a random factor between 1 and 2. @default true */
+  randomize: flag().default(true),
+  /** The total time budget for all attempts and waits, in milliseconds. @default Infinity */
+  maxRetryTime: number({ infinite: true }).default(Number.POSITIVE_INFINITY),
+  /**
+   * May a failure whose outcome is `unknown` (the tool may have run) be repeated?
+   * `"idempotent"`: only for tools known to be idempotent or read-only.
+   * @default "idempotent"
+   */
+  retryUnknownOutcome: oneOf(["idempotent", true, false]).default("idempotent"),
+  /**
+   * Overrides the verdict. The default is the error's `transient` flag combined with the
+   * safe-repeat rule; `attempt` counts from 1.
+   */
+  shouldRetry: fn<(error: McpToolError, attempt: number) => boolean>().optional(),
+  /** Domain (`isError`) failures to retry, by message pattern or predicate. Off by default. */
+  retryOnToolError: custom<RegExp | ((error: McpToolError) => boolean)>("a RegExp or a function", (v) => v instanceof RegExp || typeof v === "function").optional(),
+});
+
+/**
+ * Retry options for one layer. `minTimeout ≤ maxTimeout` is checked only where one layer sets
+ * both: the other may come from a layer below, so the defaults must not take part.
+ */
+export const RetryOptionsSchema = z.preprocess<unknown, typeof retryFields, z.input<typeof retryFields>>((layer: unknown, ctx) => {
+  if (isObject(layer) && typeof layer.minTimeout === "number" && typeof layer.maxTimeout === "number" && layer.minTimeout > layer.maxTimeout) {
+    // Reported only for an otherwise valid object, so the first problem named is the first field's.
+    if (retryFields.safeParse(layer).success) ctx.addIssue({ code: "custom", path: ["minTimeout"], input: layer.minTimeout, message: `must not exceed maxTimeout (${layer.maxTimeout})` });
+  }
+  return layer;
+}, retryFields);
+
+/** Retry options for one layer; a field left out comes from the layer below. */
+export interface RetryOptions extends z.input<typeof RetryOptionsSchema> {}
+
+/** Circuit breaker options, per server or for the whole toolkit. */
+export const BreakerOptionsSchema = options({
+  /** Consecutive transient failures that open the circuit. @default 5 */
+  failureThreshold: number({ min: 1, integer: true }).default(5),
+  /** How long the circuit stays open before one call may test the server, in milliseconds. @default 30000 */
+  halfOpenAfterMs: number().default(30_000),
+  /**
+   * Spread of the open period: each opening lasts `halfOpenAfterMs` times a random factor
+   * between 1 and 1 + this, so many processes that opened together do not all test at once.
+   * @default 0.2
+   */
+  halfOpenJitter: number({ max: 1 }).default(0.2),
+  /** Set to false to turn the breaker off. @default true */
+  enabled: flag().default(true),
+});
+export interface BreakerOptions extends z.input<typeof BreakerOptionsSchema> {}
+
+/**
+ * A server's retry budget: retries may be at most `ratio` of the attempts sent to it in the
+ * last `windowMs`, plus `minRetries`, so that an outage does not multiply the load on it.
+ */
+export const RetryBudgetOptionsSchema = options({
+  /** Retries allowed per attempt sent, over the window. @default 0.2 */
+  ratio: number({ max: 1 }).default(0.2),
+  /** Retries always allowed in a window, whatever the ratio. @default 10 */
+  minRetries: number({ integer: true }).default(10),
+  /** How far back attempts and retries are counted, in milliseconds. @default 10000 */
+  windowMs: number({ min: 100 }).default(10_000),
+  /** Set to false to turn the budget off. @default true */
+  enabled: flag().default(true),
+});
+export interface RetryBudgetOptions extends z.input<typeof RetryBudgetOptionsSchema> {}
+
+/** Reconnection after a closed connection, an exited process or an expired session. */
+export const ReconnectOptionsSchema = options({
+  /** Reconnect automatically before the next call. @default true */
+  enabled: flag().default(true),
+  /** The first wait after a failed reconnect, in milliseconds. @default 100 */
+  minDelayMs: number().default(100),
+  /** The longest wait between reconnect attempts, in milliseconds. @default 5000 */
+  maxDelayMs: number().default(5000),
+});
+export interface ReconnectOptions extends z.input<typeof ReconnectOptionsSchema> {}
+
+/** A fallback function for one tool; its answer is what the model reads. */
+export type FallbackFunction = (args: Record<string, unknown>, error: McpToolError) => Promise<string | CallToolResult>;
+
+/** Policy for the tools a `tools` key matches. */
+export const ToolPolicySchema = options({
+  /** The retry policy for these tools, over the server's and the toolkit's. */
+  retry: RetryOptionsSchema.optional(),
+  /** Per-attempt timeout, in milliseconds. Unset, the server's `timeoutMs` applies, else the toolkit's. */
+  timeoutMs: number({ min: 1 }).optional(),
+  /** Restart the attempt's timeout whenever the server reports progress. @default false */
+  resetTimeoutOnProgress: flag().default(false),
+  /** A hard cap on one attempt even with progress; the server is sent a cancellation. */
+  maxTotalTimeoutMs: number({ min: 1 }).optional(),
+  /** A server name, or a function that answers instead. Unset, the server's `fallback` applies. */
+  fallback: custom<string | FallbackFunction>("a server name or a function", (v) => typeof v === "string" || typeof v === "function").optional(),
+  /** Overrides the tool's annotations: is repeating this tool harmless? */
+  idempotent: flag().optional(),
+});
+export interface ToolPolicy extends z.input<typeof ToolPolicySchema> {}
+
+/** How failures reach the caller. */
+export const ErrorOptionsSchema = options({
+  /** `"return"`: an error ToolMessage (or text); `"throw"`: the McpToolError itself. @default "return" */
+  mode: oneOf(["return", "throw"]).default("return"),
+  /** The longest message the model reads. @default 1000 */
+  maxLength: number({ min: 20, integer: true }).default(DEFAULT_MAX_LENGTH),
+  /** More secrets to remove from model text: exact strings or patterns. */
+  redact: z
+    .array(custom<string | RegExp>("a string or a RegExp", (v) => typeof v === "string" || v instanceof RegExp), { error: expected("an array of strings or RegExps") })
+    .optional(),
+});
+export interface ErrorOptions extends z.input<typeof ErrorOptionsSchema> {}
+
+/** Called before a fallback runs; returning `"skip"` keeps the original error. */
+export type BeforeFallback = (toolName: string, args: Record<string, unknown>, error: McpToolError) => "skip" | void | Promise<"skip" | void>;
+
+/** A retry policy with every default applied, as the pipeline runs it. */
+export type ResolvedRetry = z.output<typeof RetryOptionsSchema>;

@@ -1,0 +1,84 @@
+import { randomUUID } from "node:crypto";
+import { DEFAULT_BREAKER, defaultsOf, type BreakerOptions, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
+import { SharedStateOptionsSchema, type SharedStateOptions } from "../config/schema.js";
+import type { McpEvent } from "../events.js";
+import { serverKeys } from "./keys.js";
+import { scriptRunner } from "./redis.js";
+import { SharedServer } from "./SharedServer.js";
+import { Store } from "./Store.js";
+
+const DEFAULT_SHARED_STATE = defaultsOf(SharedStateOptionsSchema);
+
+/**
+ * One toolkit's part in the fleet: the Redis it shares, the shared state of each of its servers,
+ * and the one background timer that refreshes them. Loaded only when `sharedState` is set.
+ */
+export class FleetState {
+  private readonly options: typeof DEFAULT_SHARED_STATE & SharedStateOptions;
+  private readonly store: Store;
+  private readonly servers: SharedServer[] = [];
+  private readonly timer: NodeJS.Timeout;
+  /** This process in the evidence hashes: random, so two processes never share a name. */
+  readonly member = randomUUID().slice(0, 12);
+
+  constructor(options: SharedStateOptions, emit: (event: McpEvent) => void) {
+    this.options = { ...DEFAULT_SHARED_STATE, ...options };
+    this.store = new Store(scriptRunner(options.redis), this.options.commandTimeoutMs, emit);
+    this.timer = setInterval(() => {
+      for (const server of this.servers) void server.refresh();
+    }, this.options.refreshMs);
+    // The timer must not keep a process alive that is otherwise done.
+    this.timer.unref();
+  }
+
+  /** The shared state of one server, for its breaker and its Retry-After gate. */
+  server(name: string, config: ServerConfig, breaker: BreakerOptions): SharedServer {
+    const { failureThreshold, halfOpenAfterMs, halfOpenJitter } = { ...DEFAULT_BREAKER, ...breaker };
+    const { refreshMs, commandTimeoutMs, minProcesses, leaseDeadlineMs, keyPrefix } = this.options;
+    const server = new SharedServer(this.store, serverKeys(keyPrefix, name, config), {
+      member: this.member,
+      failureThreshold,
+      halfOpenAfterMs,
+      halfOpenJitter,
+      minProcesses,
+      leaseDeadlineMs,
+      // Two refreshes missed, and the one in flight out of time: the snapshot is no longer the fleet's.
+      staleAfterMs: 2 * refreshMs + commandTimeoutMs,
+    });
+    this.servers.push(server);
+    void server.refresh();
+    return server;
+  }
+
+  /** Stops the background refresh; the Redis client is the application's, and stays open. */
+  close(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** What each server's guards take from the fleet. */
+interface SharedGuards {
+  breaker: { useShared(shared: SharedServer): void };
+  gate: { useShared(shared: SharedServer): void };
+}
+
+/**
+ * Joins a toolkit's servers to the fleet's shared state: each HTTP server's breaker and
+ * Retry-After gate consult it. Stdio servers stay local: each process runs its own, and one's
+ * crash says nothing about another's.
+ */
+export function joinFleet(
+  options: SharedStateOptions,
+  config: Pick<McpToolkitConfig, "servers" | "breaker">,
+  guards: ReadonlyMap<string, SharedGuards>,
+  emit: (event: McpEvent) => void,
+): FleetState {
+  const fleet = new FleetState(options, emit);
+  for (const [name, server] of Object.entries(config.servers)) {
+    if ("transport" in server && server.transport === "stdio") continue;
+    const shared = fleet.server(name, server, { ...config.breaker, ...server.breaker });
+    guards.get(name)?.breaker.useShared(shared);
+    guards.get(name)?.gate.useShared(shared);
+  }
+  return fleet;
+}
