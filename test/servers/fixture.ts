@@ -42,24 +42,26 @@ function bump(state: FixtureState, key: string): number {
   return n;
 }
 
-function waitOrAbort(ms: number, signal: AbortSignal, state: FixtureState): Promise<boolean> {
+/** Waits `ms`; resolves false at once if `signal` aborts (or already has). Shared with the v2 fixture. */
+export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
-    if (signal.aborted) {
-      state.aborted++;
-      resolve(false);
-      return;
-    }
+    if (signal.aborted) return resolve(false);
     const timer = setTimeout(() => {
       signal.removeEventListener("abort", onAbort);
       resolve(true);
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
-      state.aborted++;
       resolve(false);
     };
     signal.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+async function waitOrAbort(ms: number, signal: AbortSignal, state: FixtureState): Promise<boolean> {
+  const finished = await sleepUnlessAborted(ms, signal);
+  if (!finished) state.aborted++;
+  return finished;
 }
 
 export function buildFixtureServer(state: FixtureState = newState(), options: FixtureOptions = {}): McpServer {

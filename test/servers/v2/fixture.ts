@@ -7,6 +7,7 @@
  */
 import { inputRequired, McpServer, ProtocolError, Server, UrlElicitationRequiredError } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { sleepUnlessAborted } from "../fixture.js";
 
 /** What the fixture saw, shared across the per-request instances of one endpoint. */
 export interface V2State {
@@ -58,7 +59,7 @@ export function buildV2Server(state: V2State = newV2State(), options: V2FixtureO
     { description: "Waits, then answers; stops early when cancelled.", inputSchema: z.object({ ms: z.number() }), annotations: { readOnlyHint: true } },
     async ({ ms }, ctx) => {
       record("slow");
-      const finished = await waitOrAbort(ms, ctx.mcpReq.signal);
+      const finished = await sleepUnlessAborted(ms, ctx.mcpReq.signal);
       if (!finished) state.aborted++;
       return { content: [{ type: "text", text: finished ? `slept ${ms}` : "cancelled" }] };
     },
@@ -99,19 +100,4 @@ export function buildV2ProtocolErrorServer(): Server {
     throw new ProtocolError(args.code ?? -32603, args.message ?? "failure", args.data);
   });
   return server;
-}
-
-function waitOrAbort(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
