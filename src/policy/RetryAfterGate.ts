@@ -54,7 +54,8 @@ export class RetryAfterGate {
     if (remaining > maxWaitMs) {
       throw McpToolError.of(
         "rate_limited",
-        `Server '${this.serverName}' asked callers to wait; ${Math.ceil(remaining / 1000)} s of that wait remain, longer than the retry policy allows (${maxWaitMs} ms).`,
+        // The retry policy, which will not wait this long, says so after this sentence.
+        `Server '${this.serverName}' asked callers to wait; ${Math.ceil(remaining / 1000)} s of that wait remain.`,
         { ...context, serverName: this.serverName, retryAfterMs: Math.ceil(remaining) },
       );
     }

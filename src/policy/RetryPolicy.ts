@@ -126,7 +126,7 @@ export async function runWithRetry<T>(
     // Anything but an attempt's own error is the caller's abort, met between attempts.
     const error =
       thrown instanceof McpToolError ? thrown : cancelled(hooks.context, thrown, last.outcome === "not_sent" ? "not_sent" : "unknown");
-    return Promise.reject(error.with({ attempts, ...(giveUpNote ? { message: `${error.message} ${giveUpNote}` } : {}) }));
+    return Promise.reject(error.with({ attempts, ...(giveUpNote ? { message: `${error.message}${/[.!?…\]]$/.test(error.message) ? "" : "."} ${giveUpNote}` } : {}) }));
   }
 }
 

@@ -90,7 +90,8 @@ async function runCall<T>(spec: PipelineSpec<T>, signal: AbortSignal | undefined
   };
   const attempt = async (n: number): Promise<T> => {
     attempts = n;
-    if (gate) await gate.pass(policy.retry.maxTimeout, signal, context);
+    // Checked without an await: most attempts meet no wait.
+    if (gate && gate.remainingMs > 0) await gate.pass(policy.retry.maxTimeout, signal, context);
     return breaker ? breaker.execute(() => timed(n), signal, context) : timed(n);
   };
   const retried = () =>
