@@ -93,7 +93,27 @@ export class McpToolError extends Error {
 
   /** A copy with some fields changed; the cause is kept unless replaced. */
   with(changes: Partial<McpToolErrorFields> & { message?: string; cause?: unknown }): McpToolError {
-    return new McpToolError({ ...this.fields(), message: this.message, cause: this.cause, ...changes });
+    // A copy keeps the stack of the error it copies (where the failure was classified), so it
+    // skips capturing its own: on the error path that capture was the costliest step.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    let copy: McpToolError;
+    try {
+      copy = new McpToolError({ ...this.fields(), message: this.message, cause: this.cause, ...changes });
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+    // Made when read: formatting a captured stack is itself costly, and most are never read.
+    const original = this;
+    Object.defineProperty(copy, "stack", {
+      get(): string {
+        const frames = (original.stack ?? "").split("\n").filter((line) => /^\s+at /.test(line));
+        return [`${copy.name}: ${copy.message}`, ...frames].join("\n");
+      },
+      configurable: true,
+      enumerable: false,
+    });
+    return copy;
   }
 
   private fields(): McpToolErrorFields {

@@ -65,6 +65,10 @@ export async function runWithRetry<T>(
   } catch (error) {
     first = error as McpToolError;
   }
+  // A failure nothing would repeat (a tool's isError, a permanent error) ends here, without
+  // entering p-retry; the verdict is kept so that a custom shouldRetry is asked once.
+  const firstVerdict = options.retries > 0 && retryVerdict(first, 1, hooks.idempotent, options);
+  if (!firstVerdict) return Promise.reject(first.with({ attempts: 1 }));
   let last = first;
   let attempts = 1;
   let giveUpNote: string | undefined;
@@ -95,7 +99,7 @@ export async function runWithRetry<T>(
         signal: hooks.signal,
         shouldRetry: async ({ error, attemptNumber }) => {
           const e = error as McpToolError;
-          if (!retryVerdict(e, attemptNumber, hooks.idempotent, options)) return false;
+          if (attemptNumber > 1 && !retryVerdict(e, attemptNumber, hooks.idempotent, options)) return false;
           // A request the server never saw on a connection that is gone (an expired session, a
           // closed pipe): the reconnect is the fresh start, and Connection backs off if it fails.
           const reconnectNow = attemptNumber === 1 && e.outcome === "not_sent" && reasonInfo(e.reason).connection === "lost";

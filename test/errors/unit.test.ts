@@ -125,3 +125,22 @@ describe("McpToolError", () => {
     expect(normalize(error, { aborted: true })).toBe(error);
   });
 });
+
+describe("McpToolError as a value", () => {
+  it("makes a new error for new context, never changing the one it copies", () => {
+    const error = McpToolError.of("tool_error", "boom", { toolName: "a" });
+    const copy = error.with({ toolName: "b", attempts: 2, message: "boom, again" });
+    expect([error.toolName, error.attempts, error.message]).toEqual(["a", 1, "boom"]);
+    expect([copy.toolName, copy.attempts, copy.message]).toEqual(["b", 2, "boom, again"]);
+    expect(copy.cause).toBe(error.cause);
+  });
+
+  it("gives a copy the frames of the error it copies, under its own message", () => {
+    const error = McpToolError.of("tool_error", "boom");
+    const copy = error.with({ message: "boom, again" });
+    const [head, ...frames] = copy.stack!.split("\n");
+    expect(head).toBe("McpToolError: boom, again");
+    expect(frames.length).toBeGreaterThan(0);
+    expect(frames).toEqual(error.stack!.split("\n").filter((l) => /^\s+at /.test(l)));
+  });
+});
