@@ -10,9 +10,9 @@ import { collectSecrets } from "../config/secrets.js";
 import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType } from "../events.js";
 import { callToolOnce, connectionDeathKey, type ToolTarget } from "../mcp/callTool.js";
 import { Connection } from "../mcp/Connection.js";
-import { convertResult, type ConvertedResult } from "../mcp/content.js";
+import { convertResult, withFallbackNote } from "../mcp/content.js";
 import { breakerEvents, CircuitBreaker, type BreakerState } from "../policy/CircuitBreaker.js";
-import { fallbackNote, functionFallback, type Fallback, type FallbackNote, type WithFallback } from "../policy/FallbackPolicy.js";
+import { functionFallback, type Fallback, type WithFallback } from "../policy/FallbackPolicy.js";
 import { runPipeline, type ServerGuards } from "../policy/pipeline.js";
 import { RetryAfterGate } from "../policy/RetryAfterGate.js";
 import { RetryBudget } from "../policy/RetryBudget.js";
@@ -290,13 +290,3 @@ export class McpToolkit extends BaseToolkit {
     return value;
   }
 }
-
-/** Tells the model, first thing, that a fallback answered and why. */
-function withFallbackNote(converted: ConvertedResult, fallback: FallbackNote | undefined): [ConvertedResult["content"], unknown] {
-  if (!fallback) return [converted.content, converted.artifact];
-  const note = fallbackNote(fallback);
-  const content = typeof converted.content === "string" ? `${note}\n${converted.content}` : [{ type: "text" as const, text: note }, ...converted.content];
-  // Only the note: the primary's error object stays out of the artifact the model's history keeps.
-  return [content, { ...converted.artifact, fallback: { from: fallback.from, reason: fallback.reason } }];
-}
-

@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { contentText, describeBlock, type ContentBlock } from "../errors/contentText.js";
 import { McpToolError } from "../errors/McpToolError.js";
+import { fallbackNote, type FallbackNote } from "../policy/FallbackPolicy.js";
 
 export { contentText, describeBlock, type ContentBlock } from "../errors/contentText.js";
 
@@ -77,3 +78,13 @@ function structuredText(value: Record<string, unknown>): string {
     throw McpToolError.of("invalid_result", `The server's structured content cannot be turned into text (${why}).`, { cause: error });
   }
 }
+
+/** Tells the model, first thing, that a fallback answered and why. */
+export function withFallbackNote(converted: ConvertedResult, fallback: FallbackNote | undefined): [ConvertedResult["content"], unknown] {
+  if (!fallback) return [converted.content, converted.artifact];
+  const note = fallbackNote(fallback);
+  const content = typeof converted.content === "string" ? `${note}\n${converted.content}` : [{ type: "text" as const, text: note }, ...converted.content];
+  // Only the note: the primary's error object stays out of the artifact the model's history keeps.
+  return [content, { ...converted.artifact, fallback: { from: fallback.from, reason: fallback.reason } }];
+}
+
