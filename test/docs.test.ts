@@ -61,11 +61,22 @@ function documented(schema: OptionsSchema, nested: Record<string, OptionsSchema>
 }
 
 /** The server table lists what every kind takes, then each kind's own options that have a default. */
+/** Every server option; one whose default differs by kind of server is listed per kind, as `era (stdio)`. */
 function serverOptions(): Documented {
   const out = documented(ServerOptionsSchema, { reconnect: ReconnectOptionsSchema });
-  const kinds: OptionsSchema[] = [StdioServerConfigSchema, HttpServerConfigSchema, SseServerConfigSchema, ClientServerConfigSchema];
-  for (const kind of kinds) {
-    for (const [key, value] of Object.entries(defaultsOf(kind))) if (!out.has(key)) out.set(key, value);
+  const shared = new Set(out.keys());
+  const kinds: [string, OptionsSchema][] = [["stdio", StdioServerConfigSchema], ["http", HttpServerConfigSchema], ["sse", SseServerConfigSchema], ["client", ClientServerConfigSchema]];
+  const byKind = new Map<string, Map<string, unknown>>();
+  for (const [kind, schema] of kinds) {
+    for (const [key, value] of Object.entries(defaultsOf(schema))) {
+      if (shared.has(key)) continue;
+      byKind.set(key, (byKind.get(key) ?? new Map()).set(kind, value));
+    }
+  }
+  for (const [key, values] of byKind) {
+    const distinct = new Set([...values.values()].map((v) => JSON.stringify(v)));
+    if (distinct.size === 1) out.set(key, [...values.values()][0]);
+    else for (const [kind, value] of values) out.set(`${key} (${kind})`, value);
   }
   return out;
 }
@@ -83,7 +94,11 @@ const TABLES: [header: string, options: Documented][] = [
 const optionName = (cell: string) => /^`([^`(]+)/.exec(cell)?.[1] ?? cell;
 
 describe.each(TABLES)("the README's '%s' table", (header, options) => {
-  const rows = table(header).map(([name, defaultCell]) => [optionName(name!), defaultCell!] as const);
+  const rows = table(header).map(([name, defaultCell]) => {
+    const perKind = /^`([^`(]+)` \((\w+)\)$/.exec(name!);
+    const key = perKind && options.has(`${perKind[1]} (${perKind[2]})`) ? `${perKind[1]} (${perKind[2]})` : optionName(name!);
+    return [key, defaultCell!] as const;
+  });
 
   it("has one row for each option in the schema, and no other", () => {
     expect(rows.map(([name]) => name).sort()).toEqual([...options.keys()].sort());

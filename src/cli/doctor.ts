@@ -1,4 +1,3 @@
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_CLIENT_INFO, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
 import { loadMcpConfig, type LoadMcpConfigOptions } from "../config/load.js";
@@ -8,7 +7,6 @@ import { normalize } from "../errors/normalize.js";
 import type { Reason } from "../errors/reasons.js";
 import { hintFor, safeMessage, type ModelTextOptions } from "../errors/text.js";
 import { Connection } from "../mcp/Connection.js";
-import { negotiatedVersion } from "../telemetry/server.js";
 
 /** What doctor found out about one server. */
 export interface ServerDiagnosis {
@@ -77,13 +75,8 @@ export async function runDoctor(source: string | McpToolkitConfig, options: Doct
   const config = typeof source === "string" ? await loadMcpConfig(source, { ...(options.env ? { env: options.env } : {}), onWarning: (w) => warnings.push(w) }) : source;
   const secrets = collectSecrets(config);
   const text: ModelTextOptions = { secrets: secrets.secrets, words: secrets.words, ...(config.errors?.redact ? { patterns: config.errors.redact } : {}) };
-  const release = recordStdioProtocolVersion();
-  try {
-    const servers = await Promise.all(Object.entries(config.servers).map(([name, server]) => diagnose(name, server, config, text, options.connectTimeoutMs ?? 10_000)));
-    return { source: typeof source === "string" ? source : "config", ok: servers.every((s) => s.ok), servers, warnings };
-  } finally {
-    release();
-  }
+  const servers = await Promise.all(Object.entries(config.servers).map(([name, server]) => diagnose(name, server, config, text, options.connectTimeoutMs ?? 10_000)));
+  return { source: typeof source === "string" ? source : "config", ok: servers.every((s) => s.ok), servers, warnings };
 }
 
 async function diagnose(name: string, server: ServerConfig, config: McpToolkitConfig, text: ModelTextOptions, connectTimeoutMs: number): Promise<ServerDiagnosis> {
@@ -94,7 +87,7 @@ async function diagnose(name: string, server: ServerConfig, config: McpToolkitCo
   try {
     const lease = await connection.lease();
     const connectMs = Math.round(performance.now() - started);
-    const version = negotiatedVersion(connection);
+    const version = connection.protocolVersion;
     const info = lease.client.getServerVersion();
     return {
       name,
@@ -138,25 +131,4 @@ function toolsOf(tools: Tool[], trusted: boolean): NonNullable<ServerDiagnosis["
   const readOnly = tools.filter((t) => t.annotations?.readOnlyHint === true).map((t) => t.name);
   const idempotent = tools.filter((t) => t.annotations?.idempotentHint === true && t.annotations.readOnlyHint !== true).map((t) => t.name);
   return { count: tools.length, readOnly, idempotent, annotationsTrusted: trusted };
-}
-
-let recorders = 0;
-
-/**
- * SDK 1.32 tells the negotiated protocol version only to transports that have
- * `setProtocolVersion`, which its stdio transport lacks, so over stdio the version is lost.
- * While doctor runs, stdio transports keep it as HTTP ones do (`transport.protocolVersion`).
- * Nothing else reads it; the method is removed again when the last doctor ends.
- */
-function recordStdioProtocolVersion(): () => void {
-  const proto = StdioClientTransport.prototype as { setProtocolVersion?: (version: string) => void };
-  if (recorders === 0 && proto.setProtocolVersion) return () => {};
-  if (recorders++ === 0) {
-    proto.setProtocolVersion = function (this: { protocolVersion?: string }, version: string) {
-      this.protocolVersion = version;
-    };
-  }
-  return () => {
-    if (--recorders === 0) delete proto.setProtocolVersion;
-  };
 }

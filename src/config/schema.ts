@@ -7,10 +7,10 @@
  * layers (defaults < toolkit < server < tool keys), each overriding only what it sets.
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
 import { isReason, type Reason } from "../errors/reasons.js";
+import type { AnyClient } from "../mcp/clients.js";
 import type { McpEventListener } from "../events.js";
 import { BreakerOptionsSchema, ErrorOptionsSchema, ReconnectOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema, ToolPolicySchema, type BeforeFallback } from "./policies.js";
 import { SharedStateOptionsSchema } from "./sharedState.js";
@@ -60,8 +60,20 @@ export interface ServerOptions extends z.input<typeof ServerOptionsSchema> {}
  */
 type Own<S extends z.ZodType> = Omit<z.input<S>, keyof ServerOptions>;
 
+/** The protocol era a connection negotiates; see the README's "Protocol versions". */
+export type EraSetting = "auto" | "legacy" | "modern";
+const eras = ["auto", "legacy", "modern"] as const;
+
 export const StdioServerConfigSchema = options({
   transport: z.literal("stdio"),
+  /**
+   * Which protocol era to speak. `"legacy"` starts with the 2025 `initialize` (every stdio server
+   * on npm answers it; a 2026-only server's refusal makes the toolkit renegotiate once);
+   * `"auto"` first asks `server/discover` in a second, short-lived process; `"modern"` requires
+   * 2026-07-28. A reconnect reuses the era the last connect learnt.
+   * @default "legacy"
+   */
+  era: oneOf(eras).default("legacy"),
   /** The program to start; it speaks MCP on its stdin and stdout. */
   command: nonEmptyText(),
   args: stringArray().optional(),
@@ -101,6 +113,13 @@ const httpOptions = {
 export const HttpServerConfigSchema = options({
   /** Streamable HTTP, falling back to SSE when the server only speaks SSE. */
   transport: z.literal("http"),
+  /**
+   * Which protocol era to speak. `"auto"` asks `server/discover` first (one extra request on a
+   * 2025-era server) and falls back to `initialize`; `"legacy"` runs `initialize` only;
+   * `"modern"` requires 2026-07-28. A reconnect reuses the era the last connect learnt.
+   * @default "auto"
+   */
+  era: oneOf(eras).default("auto"),
   ...httpOptions,
   ...serverOptions,
 });
@@ -114,8 +133,11 @@ export const SseServerConfigSchema = options({
 export interface SseServerConfig extends ServerOptions, Own<typeof SseServerConfigSchema> {}
 
 export const ClientServerConfigSchema = options({
-  /** An already connected SDK client. The toolkit does not close or reconnect it. */
-  client: custom<Client>("a connected @modelcontextprotocol/sdk Client", (v) => isObject(v) && typeof v.callTool === "function"),
+  /**
+   * An already connected client of either SDK line (`@modelcontextprotocol/client` v2 or
+   * `@modelcontextprotocol/sdk` v1). The toolkit does not close or reconnect it.
+   */
+  client: custom<AnyClient>("a connected MCP Client (@modelcontextprotocol/client or @modelcontextprotocol/sdk)", (v) => isObject(v) && typeof v.callTool === "function"),
   ...serverOptions,
 });
 export interface ClientServerConfig extends ServerOptions, Own<typeof ClientServerConfigSchema> {}

@@ -43,6 +43,10 @@ function classify(error: unknown, ctx: NormalizeContext): Classification {
 
   if (code !== undefined) return fromJsonRpc(error, code, message, ctx);
   const sdkCode = sdkV2Code(error);
+  // The v2 client's era probe wraps the network's failure (a refused socket, a bad certificate):
+  // that failure is the news, and nothing of the probe was delivered.
+  const probeCause = sdkCode === "ERA_NEGOTIATION_FAILED" ? (error as { cause?: unknown }).cause : undefined;
+  if (probeCause instanceof Error) return classify(probeCause, { ...ctx, notSent: true });
   if (sdkCode !== undefined) return fromSdkV2(error, sdkCode, message, ctx);
   const status = httpStatus(error);
   if (status !== undefined) return fromHttpStatus(status, message, ctx);
@@ -53,7 +57,7 @@ function classify(error: unknown, ctx: NormalizeContext): Classification {
   if (isSseError(error)) return fromSseFailure(message, ctx);
 
   return (
-    fromOAuth(error, message) ??
+    fromOAuth(error, message, ctx) ??
     fromSystem(error, message, ctx) ??
     fromSdkShape(error, message) ??
     { reason: "unknown", message: message || "An unknown error occurred." }

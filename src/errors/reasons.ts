@@ -85,8 +85,9 @@ export const REASONS = {
   elicitation_required: reason("protocol", false, "not_sent", "user action required", "person_must_act"),
   // 2026-07-28: the request's MCP headers disagreed with its body, even after the SDK's own re-send.
   header_mismatch: reason("protocol", false, "not_sent", "the request's headers did not match its body", "use_another_tool"),
-  // -32022: the two sides share no protocol version. The toolkit renegotiates once; past that, no repeat helps.
-  protocol_version_unsupported: reason("protocol", true, "not_sent", "no protocol version in common with the server", "use_another_tool"),
+  // -32022: the two sides share no protocol version (a server upgraded or rolled back under us). The
+  // connection is dropped so the next attempt renegotiates the era; a second one in a row is permanent.
+  protocol_version_unsupported: reason("protocol", true, "not_sent", "no protocol version in common with the server", "use_another_tool", { connection: "lost" }),
 
   // Transport: the pipe or the HTTP layer failed.
   connection_closed: reason("transport", true, "unknown", "connection closed", "reconnect", { connection: "lost" }),

@@ -9,6 +9,7 @@ import { redactError, type ModelTextOptions } from "../errors/text.js";
 import { collectSecrets } from "../config/secrets.js";
 import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType } from "../events.js";
 import { callToolOnce, connectionDeathKey, type ToolTarget } from "../mcp/callTool.js";
+import type { ProtocolEra } from "../mcp/clients.js";
 import { Connection } from "../mcp/Connection.js";
 import { convertResult, withFallbackNote } from "../mcp/content.js";
 import { breakerEvents, CircuitBreaker, type BreakerState } from "../policy/CircuitBreaker.js";
@@ -127,6 +128,14 @@ export class McpToolkit extends BaseToolkit {
   /** A server's circuit: `"closed"` (calls flow), `"open"` (calls fail fast) or `"half-open"` (one call tests it). */
   circuitState(serverName: string): BreakerState | undefined {
     return this.guards.get(serverName)?.breaker.state;
+  }
+
+  /**
+   * The protocol era a server's live connection speaks: `"modern"` (2026-07-28), `"legacy"` (the
+   * 2025 revisions), `undefined` while it is not connected.
+   */
+  protocolEra(serverName: string): ProtocolEra | undefined {
+    return this.connections.get(serverName)?.era;
   }
 
   /** Servers that failed to connect and are waiting to be tried again. */

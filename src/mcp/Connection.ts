@@ -1,15 +1,13 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { StreamableHTTPClientTransport, type Client, type PriorDiscovery, type Transport } from "@modelcontextprotocol/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RECONNECT, type ReconnectOptions, type ServerConfig } from "../config/index.js";
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RECONNECT, type EraSetting, type ReconnectOptions, type ServerConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize, type ExitInfo, type HttpResponseFacts } from "../errors/normalize.js";
 import type { McpEventListener } from "../events.js";
 import { raceAbort, sleep } from "../policy/abort.js";
-import { connectTransport, withConnectTimeout, type ConnectAttempt, type PendingTransport } from "./connect.js";
-import { listAllTools, StreamLostError, terminateSession, ToolkitClosedError } from "./connectionEnds.js";
+import { eraOf, isStdioTransport, listAllTools, protocolVersionOf, transportOf, type AnyClient, type ProtocolEra } from "./clients.js";
+import { connectTransport, newClient, withConnectTimeout, type ConnectAttempt, type EraChoice, type PendingTransport } from "./connect.js";
+import { StreamLostError, terminateSession, ToolkitClosedError } from "./connectionEnds.js";
 import { StderrTail, type TransportProbe } from "./transports.js";
 
 export { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
@@ -19,7 +17,7 @@ const CLOSE_CAUSE_WINDOW_MS = 1000;
 
 /** A live client and the generation it belongs to; a call keeps both to tell what happened during it. */
 export interface Lease {
-  client: Client;
+  client: AnyClient;
   generation: number;
   /** Did the connection hold a session id when the call started? */
   hadSession: boolean;
@@ -31,7 +29,7 @@ export interface Lease {
  * after a close builds a fresh transport, with backoff after failures.
  */
 export class Connection {
-  private client: Client | undefined;
+  private client: AnyClient | undefined;
   private transport: Transport | undefined;
   private connecting: Promise<Lease> | undefined;
   private generation = 0;
@@ -50,6 +48,11 @@ export class Connection {
   private readonly connectTimeoutMs: number;
   /** The tools the server listed at the last (re)connect. */
   tools: Tool[] = [];
+  /** The era the last connect negotiated, reused by reconnects (`prior`) until a -32022 says it changed. */
+  private prior: PriorDiscovery | undefined;
+  /** The generation a renegotiation after a -32022 produced: another -32022 on it is final. */
+  private renegotiatedGeneration = -1;
+  private renegotiateNext = false;
   /** How the last connection ended, for error messages. */
   lastExit: ExitInfo | undefined;
 
@@ -108,8 +111,33 @@ export class Connection {
    * over stdio the pipe is the connection.
    */
   get breaksArePerRequest(): boolean {
-    if ("client" in this.config) return !(this.config.client.transport instanceof StdioClientTransport);
+    if ("client" in this.config) return !isStdioTransport(transportOf(this.config.client));
     return this.config.transport !== "stdio";
+  }
+
+  /** The protocol version of the live connection, if there is one. */
+  get protocolVersion(): string | undefined {
+    return this.isLive() ? protocolVersionOf(this.client!) : undefined;
+  }
+
+  /** The protocol era of the live connection, if there is one. */
+  get era(): ProtocolEra | undefined {
+    return this.isLive() ? eraOf(this.client!) : undefined;
+  }
+
+  /**
+   * The server refused our protocol version on a live connection (-32022): it was upgraded or
+   * rolled back under us. The next connect renegotiates the era from scratch, once: returns
+   * false when this connection already was that renegotiation, and the error is final.
+   */
+  versionRefused(lease: Lease): boolean {
+    // A user's client is theirs to reconnect; ours is renegotiated once per refusal.
+    if (!this.ownsClient || lease.generation === this.renegotiatedGeneration) return false;
+    if (lease.generation === this.generation) {
+      this.prior = undefined;
+      this.renegotiateNext = true;
+    }
+    return true;
   }
 
   /**
@@ -221,15 +249,15 @@ export class Connection {
     this.probe.responses.clear();
     this.stderr.clear();
     const config = this.config;
-    let client: Client;
+    let client: AnyClient;
     let transport: Transport | undefined;
+    let renegotiated = false;
     if ("client" in config) {
       client = config.client;
-      transport = client.transport;
+      transport = transportOf(client);
       if (!transport) throw new Error("Not connected");
     } else {
-      client = new Client(this.clientInfo);
-      transport = await connectTransport(client, config, this.probe, this.stderr, this.pending);
+      ({ client, transport, renegotiated } = await this.connectOwn(config, attempt));
     }
     let tools: Tool[];
     try {
@@ -244,13 +272,56 @@ export class Connection {
       this.pending.transport = undefined;
     }
     const generation = ++this.generation;
-    if (this.ownsClient) this.watch(client, generation);
+    if (renegotiated || this.renegotiateNext) this.renegotiatedGeneration = generation;
+    this.renegotiateNext = false;
+    if (this.ownsClient) this.watch(client as Client, generation);
     this.client = client;
     this.transport = transport;
     this.userTransport = this.ownsClient ? undefined : transport;
     this.tools = tools;
     this.live = true;
     return { client, generation, hadSession: this.sessionId !== undefined };
+  }
+
+  /**
+   * Opens our own client in the era the config asks for, or the one the last connect learnt. A
+   * server that refuses the version we offered (-32022: a 2026-only server answering
+   * `initialize`, or a server that changed era since we learnt it) gets one renegotiation in
+   * `auto` mode; a second refusal is the connect's error.
+   */
+  private async connectOwn(config: Exclude<ServerConfig, { client: unknown }>, attempt: ConnectAttempt): Promise<{ client: AnyClient; transport: Transport; renegotiated: boolean }> {
+    const era: EraSetting = config.transport === "sse" ? "legacy" : config.era ?? (config.transport === "stdio" ? "legacy" : "auto");
+    const open = async (choice: EraChoice) => {
+      const client = newClient(this.clientInfo, choice, this.probeTimeoutMs(config.transport));
+      const legacy = () => newClient(this.clientInfo, { era: "legacy" }, this.probeTimeoutMs(config.transport));
+      return connectTransport(client, config, this.probe, this.stderr, this.pending, choice, legacy);
+    };
+    const first: EraChoice = this.prior ? { era, prior: this.prior } : { era };
+    let opened: { client: Client; transport: Transport };
+    let renegotiated = false;
+    try {
+      opened = await open(first);
+    } catch (error) {
+      const refused = normalize(error, { serverName: this.name, notSent: true }).reason === "protocol_version_unsupported";
+      if (!refused || attempt.abandoned || (era === "modern" && !first.prior)) throw error;
+      this.prior = undefined;
+      this.probe.responses.clear();
+      renegotiated = true;
+      opened = await open({ era: era === "modern" ? "modern" : "auto" });
+    }
+    const learnt = opened.client.getProtocolEra();
+    const discover = opened.client.getDiscoverResult();
+    this.prior = learnt === "modern" && discover ? { kind: "modern", discover } : learnt === "legacy" ? { kind: "legacy" } : undefined;
+    return { ...opened, renegotiated };
+  }
+
+  /**
+   * How long a `server/discover` probe may wait. Over HTTP silence is an outage, so the probe
+   * gets the whole connect timeout; over stdio silence means a 2025-era server (the SDK then
+   * runs `initialize`), so the probe gets half, leaving the other half for that.
+   */
+  private probeTimeoutMs(transport: "stdio" | "http" | "sse"): number {
+    return transport === "stdio" ? Math.max(1, Math.floor(this.connectTimeoutMs / 2)) : this.connectTimeoutMs;
   }
 
   /**

@@ -1,4 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { callToolWith } from "./clients.js";
+import { withRequestIds } from "./requestScope.js";
 import { fromResult } from "../errors/fromResult.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize, type CustomCodeTable } from "../errors/normalize.js";
@@ -19,12 +21,6 @@ export interface ToolTarget {
 }
 
 const noProgress = (): void => {};
-
-/** The SDK's next JSON-RPC id; read just before a request so a broken stream can be tied to it. */
-function nextRequestId(lease: Lease): number | undefined {
-  const id = (lease.client as unknown as { _requestMessageId?: unknown })._requestMessageId;
-  return typeof id === "number" ? id : undefined;
-}
 
 /**
  * One attempt at an MCP tool call. Its failure is classified here, once, with everything the
@@ -56,25 +52,41 @@ export async function callToolOnce(
       // goes straight to it: no controller, timer or listener of ours.
       lease = live;
       abortedBeforeSend = callerSignal?.aborted === true;
-      result = (await live.client.callTool(params, undefined, {
+      result = await callToolWith(live.client, params, {
         ...(callerSignal ? { signal: callerSignal } : {}),
         timeout: scope.options.timeoutMs,
         ...(scope.options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, onprogress: noProgress } : {}),
-      })) as CallToolResult;
+      });
     } else {
       lease = await connection.lease(scope.signal);
-      id = nextRequestId(lease);
-      untrack = connection.track(id, scope.controller);
+      const client = lease.client;
+      const untracks: Array<() => void> = [];
+      untrack = () => {
+        for (const end of untracks) end();
+      };
+      // Each request the call writes is registered under its id, so a broken stream can end it.
+      const ids = {
+        sent: (sent: number) => {
+          id = sent;
+          untracks.push(connection.track(sent, scope.controller));
+        },
+      };
       // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
       abortedBeforeSend = scope.signal.aborted;
-      result = (await lease.client.callTool(params, undefined, {
-        signal: scope.signal,
-        timeout: target.sdkTimeoutMs,
-        ...(target.resetTimeoutOnProgress ? { onprogress: scope.progress } : {}),
-      })) as CallToolResult;
+      result = await withRequestIds(ids, () =>
+        callToolWith(client, params, {
+          signal: scope.signal,
+          timeout: target.sdkTimeoutMs,
+          ...(target.resetTimeoutOnProgress ? { onprogress: scope.progress } : {}),
+        }),
+      );
     }
   } catch (thrown) {
     const error = classify(thrown);
+    if (lease && error.reason === "protocol_version_unsupported") {
+      // The server changed era under us: renegotiate once; a second refusal is final.
+      if (!connection.versionRefused(lease)) throw error.with({ transient: false });
+    }
     const effect = REASONS[error.reason].connection;
     if (lease && (effect === "lost" || (effect === "request" && !connection.breaksArePerRequest))) await connection.invalidate(lease);
     throw error;

@@ -1,12 +1,11 @@
 /**
  * Opening a server's transport: the right one for its config (streamable HTTP falling back to
- * the older SSE transport), closed again if connecting fails, and the whole connect bounded by
- * a timeout that stops what it opened before it rejects.
+ * the older SSE transport), in the protocol era its config asks for, closed again if connecting
+ * fails, and the whole connect bounded by a timeout that stops what it opened before it rejects.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client, SdkHttpError, type PriorDiscovery, type Transport } from "@modelcontextprotocol/client";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { ServerConfig } from "../config/index.js";
+import type { EraSetting, ServerConfig } from "../config/index.js";
 import { jsonRpcErrorIn } from "../errors/classify/http.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { sseTransport, stdioTransport, streamableTransport, type StderrTail, type TransportProbe } from "./transports.js";
@@ -45,6 +44,28 @@ export async function withConnectTimeout<T>(ms: number, serverName: string, conn
   }
 }
 
+/**
+ * How a connect chooses the era: `auto` probes with `server/discover` and falls back to
+ * `initialize`; `legacy` runs `initialize` only; `modern` requires 2026-07-28. A `prior`
+ * verdict (the era learnt by the last connect) skips the probe.
+ */
+export interface EraChoice {
+  era: EraSetting;
+  prior?: PriorDiscovery;
+}
+
+/** Builds the toolkit's client for one connect, negotiating as `choice` says. */
+export function newClient(clientInfo: { name: string; version: string }, choice: EraChoice, probeTimeoutMs: number): Client {
+  const mode = choice.era === "modern" ? { pin: MODERN_VERSION } : choice.era;
+  return new Client(clientInfo, {
+    capabilities: {},
+    ...(mode === "legacy" ? {} : { versionNegotiation: { mode, probe: { timeoutMs: probeTimeoutMs } } }),
+  });
+}
+
+/** The revision `era: "modern"` pins. */
+export const MODERN_VERSION = "2026-07-28";
+
 /** Connects `client` over the transport `config` names; on failure nothing is left open. */
 export async function connectTransport(
   client: Client,
@@ -52,25 +73,48 @@ export async function connectTransport(
   probe: TransportProbe,
   stderr: StderrTail,
   pending: PendingTransport,
-): Promise<Transport> {
-  if (config.transport === "stdio") return connectOrClose(client, stdioTransport(config, probe, stderr), pending);
-  if (config.transport === "sse") return connectOrClose(client, sseTransport(config, probe), pending);
+  choice: EraChoice,
+  newLegacyClient: () => Client,
+): Promise<{ client: Client; transport: Transport }> {
+  const prior = choice.prior ? { prior: choice.prior } : {};
+  if (config.transport === "stdio") return { client, transport: await connectOrClose(client, stdioTransport(config, probe, stderr), pending, prior) };
+  if (config.transport === "sse") {
+    const legacy = newLegacyClient();
+    return { client: legacy, transport: await connectOrClose(legacy, sseTransport(config, probe), pending, {}) };
+  }
   try {
-    return await connectOrClose(client, streamableTransport(config, probe), pending);
+    return { client, transport: await connectOrClose(client, streamableTransport(config, probe), pending, prior) };
   } catch (error) {
     // Servers that only speak the older SSE transport answer a streamable POST with 4xx. One that
     // answers with a JSON-RPC error (a modern-only endpoint's -32022) speaks MCP here: no fallback.
-    if (!(error instanceof StreamableHTTPError) || ![400, 404, 405].includes(error.code ?? 0)) throw error;
-    if (jsonRpcErrorIn(error.message.replace(/^Streamable HTTP error: Error POSTing to endpoint:\s*/, ""))) throw error;
-    return connectOrClose(client, sseTransport(config, probe), pending);
+    const status = httpStatusOf(error);
+    if (status === undefined || ![400, 404, 405].includes(status)) throw error;
+    if (jsonRpcErrorIn(messageOf(error).replace(/^(Streamable HTTP error: )?Error POSTing to endpoint:\s*/, ""))) throw error;
+    // The SSE transport belongs to the 2025 era: its client never probes.
+    const legacy = newLegacyClient();
+    return { client: legacy, transport: await connectOrClose(legacy, sseTransport(config, probe), pending, {}) };
   }
 }
 
+/** The HTTP status a streamable transport's error carries: v1's `code`, v2's `data.status`. */
+function httpStatusOf(error: unknown): number | undefined {
+  if (error instanceof StreamableHTTPError) return error.code;
+  if (error instanceof SdkHttpError) {
+    const status = (error.data as { status?: unknown } | undefined)?.status;
+    return typeof status === "number" ? status : undefined;
+  }
+  return undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Connects, and on failure closes the transport so no process or socket is left behind. */
-async function connectOrClose(client: Client, transport: Transport, pending: PendingTransport): Promise<Transport> {
+async function connectOrClose(client: Client, transport: Transport, pending: PendingTransport, options: { prior?: PriorDiscovery }): Promise<Transport> {
   pending.transport = transport;
   try {
-    await client.connect(transport);
+    await client.connect(transport, options);
     return transport;
   } catch (error) {
     await transport.close().catch(() => undefined);

@@ -1,6 +1,4 @@
-import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
 // Why a call's controller was aborted by its connection rather than by its caller or its timer;
 // the call reads the reason to classify its own failure.
@@ -30,18 +28,6 @@ export class ToolkitClosedError extends Error {
   constructor(serverName: string) {
     super(`The toolkit was closed while the call to server '${serverName}' was in flight.`);
   }
-}
-
-export async function listAllTools(client: Client): Promise<Tool[]> {
-  if (!client.getServerCapabilities()?.tools) return [];
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor ? { cursor } : undefined);
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return tools;
 }
 
 /** How long close() waits for a server to acknowledge ending its session (HTTP DELETE) before closing anyway. */

@@ -1,5 +1,5 @@
 import type { StreamPipeOptions } from "node:stream/web";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike } from "@modelcontextprotocol/client";
 import type { HttpResponseFacts } from "../errors/normalize.js";
 import { parseRetryAfter } from "../errors/normalize.js";
 import type { TransportProbe } from "./transports.js";

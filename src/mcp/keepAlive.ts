@@ -1,4 +1,4 @@
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike } from "@modelcontextprotocol/client";
 import { DEFAULT_KEEPALIVE_CHECK_AFTER_MS } from "../config/index.js";
 import { isRecord } from "../errors/normalize.js";
 

@@ -1,12 +1,10 @@
 import type { ChildProcess } from "node:child_process";
-import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { SSEClientTransport, SseError, StreamableHTTPClientTransport, type FetchLike, type Transport } from "@modelcontextprotocol/client";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { DEFAULT_STDERR_LINES, type HttpServerConfig, type SseServerConfig, type StdioServerConfig } from "../config/index.js";
 import type { ExitInfo, HttpResponseFacts } from "../errors/normalize.js";
 import { probingFetch } from "./httpProbe.js";
+import { tagRequests } from "./requestScope.js";
 import { type ActivityClock, keepAliveSafe } from "./keepAlive.js";
 
 /** What a connection learns from its transport beyond JSON-RPC. */
@@ -68,13 +66,14 @@ export function stdioTransport(config: StdioServerConfig, probe: TransportProbe,
     ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
     stderr: "pipe",
   });
+  tagRequests(transport);
   transport.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
   let child: ChildProcess | undefined;
   const start = transport.start.bind(transport);
   transport.start = async () => {
     await start();
     // The SDK keeps the child private and reports a close without its exit code; the
-    // child is read here once, right after spawn (pinned by a test against SDK 1.32).
+    // child is read here once, right after spawn (pinned by a test against SDK 2.4).
     child = (transport as unknown as { _process?: ChildProcess })._process;
     child?.once("exit", (exitCode, signal) => {
       probe.exit = { exitCode, signal, stderrTail: stderr.text() };
@@ -126,15 +125,16 @@ function requestInit(config: HttpConfig): RequestInit {
 }
 
 export function streamableTransport(config: HttpServerConfig, probe: TransportProbe): StreamableHTTPClientTransport {
-  // Read by the probing fetch: a new reconnection timer means the SDK resumes a broken stream itself.
+  // Read by the probing fetch: a newly scheduled reconnection means the SDK resumes a broken stream
+  // itself (v2 keeps the scheduled attempt's canceller; pinned by a test against SDK 2.4).
   let transport: StreamableHTTPClientTransport | undefined;
-  const resumeMarker = () => (transport as unknown as { _reconnectionTimeout?: unknown } | undefined)?._reconnectionTimeout;
+  const resumeMarker = () => (transport as unknown as { _cancelReconnection?: unknown } | undefined)?._cancelReconnection;
   transport = new StreamableHTTPClientTransport(new URL(String(config.url)), {
     requestInit: requestInit(config),
     fetch: probingFetch(probe, { base: baseFetch(config, probe), resumeMarker }),
     ...(config.authProvider ? { authProvider: config.authProvider } : {}),
   });
-  return transport;
+  return tagRequests(transport);
 }
 
 /**
@@ -150,6 +150,7 @@ export function sseTransport(config: HttpServerConfig | SseServerConfig, probe: 
     fetch: probingFetch(probe, { base: baseFetch(config, probe) }),
     ...(config.authProvider ? { authProvider: config.authProvider } : {}),
   });
+  tagRequests(transport);
   let started = false;
   const start = transport.start.bind(transport);
   transport.start = async () => {

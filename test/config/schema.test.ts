@@ -184,7 +184,7 @@ describe("validateConfig", () => {
   it.each([
     [{ servers: { a: {} } }, "servers.a.transport", 'expected "stdio", "http" or "sse" (or a "client"), got undefined'],
     [{ servers: { a: { command: "x" } } }, "servers.a.transport", 'expected "stdio", "http" or "sse" (or a "client"), got undefined'],
-    [{ servers: { a: { client: {} } } }, "servers.a.client", "expected a connected @modelcontextprotocol/sdk Client, got an object"],
+    [{ servers: { a: { client: {} } } }, "servers.a.client", "expected a connected MCP Client (@modelcontextprotocol/client or @modelcontextprotocol/sdk), got an object"],
     [{ servers: { a: { ...stdio, command: 5 } } }, "servers.a.command", "expected a non-empty string, got 5"],
     [{ servers: { a: { ...stdio, args: ["x", 3] } } }, "servers.a.args[1]", "expected a string, got 3"],
     [{ servers: { "a b": stdio } }, "servers.a b", "a server name may only hold letters, digits, '_', '-' and '.'"],

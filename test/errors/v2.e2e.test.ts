@@ -169,13 +169,37 @@ afterAll(() => {
   expect(seen.length).toBeGreaterThan(25);
 });
 
-describe("our toolkit (on the v1 client) against a modern-only v2 endpoint", () => {
-  it("rejects connect() with protocol_version_unsupported naming the versions, instead of falling back to SSE", async () => {
+describe("our toolkit against a modern-only v2 endpoint", () => {
+  it("speaks 2026-07-28 to it: no SSE fallback, no 405, the tools work", async () => {
     const { McpToolkit } = await import("../../src/index.js");
     const http = await startV2Http({ mode: "modern-only" });
     cleanups.push(() => http.close());
-    const error = (await McpToolkit.connect({ servers: { modern: { transport: "http", url: http.url.href } } }).catch((e: unknown) => e)) as McpToolError;
-    expect(error).toMatchObject({ reason: "protocol_version_unsupported", code: -32022, status: 400, serverName: "modern" });
+    const toolkit = await McpToolkit.connect({ servers: { modern: { transport: "http", url: http.url.href } } });
+    cleanups.push(() => toolkit.close());
+    expect(toolkit.protocolEra("modern")).toBe("modern");
+    const reply = await toolkit.getTool("echo")!.invoke({ id: "1", name: "echo", args: { text: "hi" }, type: "tool_call" });
+    expect(reply.content).toBe("hi");
+  });
+
+  it("renegotiates once when told to start with the 2025 initialize, which the endpoint refuses with -32022", async () => {
+    const { McpToolkit } = await import("../../src/index.js");
+    const http = await startV2Http({ mode: "modern-only" });
+    cleanups.push(() => http.close());
+    const toolkit = await McpToolkit.connect({ servers: { modern: { transport: "http", url: http.url.href, era: "legacy" } } });
+    cleanups.push(() => toolkit.close());
+    expect(toolkit.protocolEra("modern")).toBe("modern");
+  });
+
+  it("reads a v1 client's refused initialize (HTTP 400 carrying -32022) as protocol_version_unsupported naming the versions", async () => {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const http = await startV2Http({ mode: "modern-only" });
+    cleanups.push(() => http.close());
+    const client = new Client({ name: "user", version: "1.0.0" });
+    const thrown = await client.connect(new StreamableHTTPClientTransport(http.url)).catch((e: unknown) => e);
+    const { normalize } = await import("../../src/errors/normalize.js");
+    const error = normalize(thrown, { serverName: "modern" });
+    expect(error).toMatchObject({ reason: "protocol_version_unsupported", code: -32022, serverName: "modern" });
     expect(error.message).toContain("the server supports 2026-07-28");
   });
 });

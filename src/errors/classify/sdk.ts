@@ -1,6 +1,7 @@
 import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Classification, NormalizeContext } from "./context.js";
+import { fromHttpStatus } from "./http.js";
 import { fromSystemError } from "./system.js";
 import { isRecord, messageOf } from "./util.js";
 
@@ -26,13 +27,28 @@ export function fromSseFailure(message: string, ctx: NormalizeContext): Classifi
   return fromSys ?? { reason: "stream_error", message };
 }
 
-/** The SDK's UnauthorizedError, and OAuth errors by their `errorCode`; `undefined` for anything else. */
-export function fromOAuth(error: unknown, message: string): Classification | undefined {
-  if (error instanceof UnauthorizedError) return { reason: "unauthorized", message };
+/**
+ * The SDK's UnauthorizedError (v1 by class, v2 by its brand), v2's InsufficientScopeError, and
+ * OAuth errors by their `errorCode`; `undefined` for anything else. Where the HTTP layer saw the
+ * 401 or 403 behind it, its status and WWW-Authenticate tell more than the error's text.
+ */
+export function fromOAuth(error: unknown, message: string, ctx: NormalizeContext = {}): Classification | undefined {
+  const brand = mcpBrand(error);
+  const status = ctx.response?.status;
+  if (error instanceof UnauthorizedError || brand === "mcp.UnauthorizedError" || brand === "mcp.InsufficientScopeError") {
+    if (status === 401 || status === 403) return fromHttpStatus(status, message, ctx);
+    return { reason: brand === "mcp.InsufficientScopeError" ? "forbidden" : "unauthorized", message };
+  }
   const oauth = oauthErrorCode(error);
   if (oauth === "invalid_token") return { reason: "unauthorized", message };
   if (oauth === "insufficient_scope") return { reason: "forbidden", message };
   return undefined;
+}
+
+/** The v2 SDK marks its error classes with a static `mcpBrand` (its `instanceof` reads it too). */
+function mcpBrand(error: unknown): string | undefined {
+  const brand = isRecord(error) ? (error as { constructor?: { mcpBrand?: unknown } }).constructor?.mcpBrand : undefined;
+  return typeof brand === "string" ? brand : undefined;
 }
 
 function oauthErrorCode(error: unknown): string | undefined {

@@ -39,8 +39,10 @@ const PLAIN: Readonly<Record<string, Reason>> = {
 export function fromSdkV2(error: unknown, code: string, message: string, ctx: NormalizeContext): Classification {
   const data = (error as { data?: unknown }).data;
   const status = isRecord(data) && typeof data.status === "number" ? data.status : undefined;
-  // The message ends with the body the transport read, where fromHttpStatus finds a JSON-RPC error.
-  if (status !== undefined) return fromHttpStatus(status, message, ctx);
+  // The message ends with the body the transport read, where fromHttpStatus finds a JSON-RPC error;
+  // the era probe's errors keep the body only in `data.text`.
+  const body = isRecord(data) && typeof data.text === "string" && data.text.trim() && !message.includes(data.text) ? data.text : undefined;
+  if (status !== undefined) return fromHttpStatus(status, body ? `${message}: ${body}` : message, ctx);
   const plain = PLAIN[code];
   if (plain) return { reason: plain, message };
   switch (code) {

@@ -86,6 +86,15 @@ export function buildV2Server(state: V2State = newV2State(), options: V2FixtureO
     throw new UrlElicitationRequiredError([{ mode: "url", message: "Sign in to continue", url: "https://example.com/sign-in", elicitationId: "sign-in-1" }]);
   });
 
+  server.registerTool(
+    "wrong_output",
+    { description: "Declares an output schema and breaks it.", outputSchema: z.object({ total: z.number() }) },
+    async () => {
+      record("wrong_output");
+      return { content: [{ type: "text", text: "x" }], structuredContent: { total: "three" } as unknown as { total: number } };
+    },
+  );
+
   return server;
 }
 

@@ -1,0 +1,71 @@
+/**
+ * The two SDK lines' clients behind one small surface. The toolkit's own connections use the v2
+ * client (`@modelcontextprotocol/client`); a user may hand us a client of either line, and most
+ * of the difference is one argument: v1's `callTool(params, resultSchema, options)` against
+ * v2's `callTool(params, options)`.
+ */
+import type { Client as V2Client } from "@modelcontextprotocol/client";
+import type { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+
+/** A connected client of either SDK line. */
+export type AnyClient = V1Client | V2Client;
+
+/** The protocol era a connection speaks: `modern` is 2026-07-28 and later, `legacy` the 2025 revisions. */
+export type ProtocolEra = "modern" | "legacy";
+
+/** What a tool call passes to the SDK besides its params. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeout?: number;
+  resetTimeoutOnProgress?: boolean;
+  onprogress?: (progress: unknown) => void;
+}
+
+/** Is this a v2 client? Read by shape, so a second bundled copy of either SDK is recognised too. */
+export function isV2Client(client: AnyClient): client is V2Client {
+  return typeof (client as Partial<V2Client>).getProtocolEra === "function";
+}
+
+export function callToolWith(client: AnyClient, params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> }, options: CallOptions): Promise<CallToolResult> {
+  if (isV2Client(client)) return client.callTool(params, options as Parameters<V2Client["callTool"]>[1]) as Promise<CallToolResult>;
+  return client.callTool(params, undefined, options) as Promise<CallToolResult>;
+}
+
+/** The era the client negotiated; a v1 client only speaks the 2025 revisions. */
+export function eraOf(client: AnyClient): ProtocolEra | undefined {
+  return isV2Client(client) ? client.getProtocolEra() : "legacy";
+}
+
+/** The protocol version the client and server agreed on. */
+export function protocolVersionOf(client: AnyClient): string | undefined {
+  if (isV2Client(client)) return client.getNegotiatedProtocolVersion();
+  // v1 keeps it only on transports that take it (HTTP); its stdio transport drops it.
+  const version = (client.transport as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+  return typeof version === "string" ? version : undefined;
+}
+
+export function transportOf(client: AnyClient): Transport | undefined {
+  return client.transport as Transport | undefined;
+}
+
+/** A stdio transport of either SDK line (read as the v2 SDK reads it: it has a stderr and a pid). */
+export function isStdioTransport(transport: unknown): boolean {
+  return typeof transport === "object" && transport !== null && "stderr" in transport && "pid" in transport;
+}
+
+/** Every tool the server lists, across pages. */
+export async function listAllTools(client: AnyClient): Promise<Tool[]> {
+  if (!client.getServerCapabilities()?.tools) return [];
+  // v2 walks the pages itself (bounded) and keeps the list for its output-schema checks.
+  if (isV2Client(client)) return (await client.listTools()).tools as Tool[];
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : undefined);
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
