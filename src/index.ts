@@ -46,7 +46,9 @@ export type {
   RetryBudgetOptions,
   SharedStateOptions,
   RedisClientLike,
+  EraSetting,
 } from "./config/index.js";
+export type { AnyClient, ProtocolEra } from "./mcp/clients.js";
 export { EventHub } from "./events.js";
 export type {
   McpEvent,

@@ -10,6 +10,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import { buildFixtureServer, newState, type FixtureState } from "./fixture.js";
 
 interface PlannedFailure {
@@ -29,6 +30,8 @@ export interface HttpFixtureOptions {
   /** How an unknown session id is answered: the spec's 404, or the 400 some servers send. @default 404 */
   unknownSession?: 404 | 400;
   port?: number;
+  /** Keeps each session's events so a client can resume a broken stream (`Last-Event-ID`); the server then primes every stream with an event id. */
+  resumable?: boolean;
 }
 
 export class HttpFixture {
@@ -166,6 +169,7 @@ export class HttpFixture {
     }
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      ...(this.options.resumable ? { eventStore: new InMemoryEventStore() } : {}),
       onsessioninitialized: (id) => {
         this.sessions.set(id, transport);
       },

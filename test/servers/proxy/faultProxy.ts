@@ -17,7 +17,9 @@ export type ProxyFault =
   /** Forward, pass the response's head (the stream has begun), hold back its events, then destroy the socket. */
   | { kind: "reset_mid_body" }
   /** Forward, pass the response's head, hold back its events, then end the response cleanly, without the answer. */
-  | { kind: "end_mid_body" };
+  | { kind: "end_mid_body" }
+  /** Forward, pass the head and the stream's first event (a resumable server's priming event id), then destroy the socket. */
+  | { kind: "reset_after_first_event" };
 
 interface Plan {
   fault: ProxyFault;
@@ -123,6 +125,16 @@ export class FaultProxy {
       // The upstream ran the tool; its answer is dropped, as a proxy that lost it does.
       await drain(upstream);
       answer(res, fault);
+      return;
+    }
+    if (fault?.kind === "reset_after_first_event") {
+      const { "content-length": _length, ...headers } = upstream.headers;
+      res.writeHead(upstream.statusCode ?? 502, { ...headers, "transfer-encoding": "chunked" });
+      const chunk = await firstChunk(upstream);
+      if (chunk) res.write(chunk);
+      upstream.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      res.socket?.destroy();
       return;
     }
     if (fault?.kind === "reset_mid_body" || fault?.kind === "end_mid_body") {
