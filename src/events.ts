@@ -61,6 +61,20 @@ export interface ReconnectEvent {
   attempt: number;
 }
 
+/**
+ * A server's tool list changed (it sent `notifications/tools/list_changed`, or a `tool_not_found`
+ * made the toolkit list its tools again): `getTools()` now offers the added tools, and a removed
+ * tool answers `tool_not_found` without a call.
+ */
+export interface ToolsChangedEvent {
+  type: "tools_changed";
+  serverName: string;
+  /** The exposed names of the tools that appeared. */
+  added: string[];
+  /** The exposed names of the tools that went away. */
+  removed: string[];
+}
+
 /** A server's circuit opened: calls fail at once with `circuit_open`. */
 export interface CircuitOpenEvent {
   type: "circuit_open";
@@ -100,6 +114,7 @@ export type McpEvent =
   | FallbackEvent
   | ErrorEvent
   | ReconnectEvent
+  | ToolsChangedEvent
   | CircuitOpenEvent
   | HalfOpenEvent
   | CircuitCloseEvent

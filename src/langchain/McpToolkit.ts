@@ -18,7 +18,9 @@ import { runPipeline, type ServerGuards } from "../policy/pipeline.js";
 import { RetryAfterGate } from "../policy/RetryAfterGate.js";
 import { RetryBudget } from "../policy/RetryBudget.js";
 import { resolvePolicy, type ResolvedPolicy, type ToolIdentity } from "../policy/resolve.js";
+import type { AttemptScope } from "../policy/TimeoutPolicy.js";
 import { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
+import { refreshingOnToolNotFound, toolGone } from "./liveTools.js";
 import { McpTool } from "./McpTool.js";
 import { currentToolRun, forwardToToolRuns } from "./runEvents.js";
 import { exposedNames } from "./toolNames.js";
@@ -28,6 +30,8 @@ interface ToolRuntime {
   identity: ToolIdentity;
   policy: ResolvedPolicy;
   target: ToolTarget;
+  /** The server no longer lists the tool: a call of it fails with `tool_not_found`, unsent. */
+  removed?: boolean;
 }
 
 
@@ -70,7 +74,9 @@ export class McpToolkit extends BaseToolkit {
     const emit = (event: McpEvent) => this.events.emit(event);
     const clientInfo = config.clientInfo ?? DEFAULT_CLIENT_INFO;
     for (const [name, server] of Object.entries(config.servers)) {
-      this.connections.set(name, new Connection(name, server, clientInfo, emit));
+      const connection = new Connection(name, server, clientInfo, emit);
+      connection.onToolsChanged = () => this.syncTools(name);
+      this.connections.set(name, connection);
       this.guards.set(name, {
         breaker: new CircuitBreaker(name, { ...config.breaker, ...server.breaker }, { ...breakerEvents(name, emit), failureKey: connectionDeathKey }),
         gate: new RetryAfterGate(name),
@@ -180,15 +186,41 @@ export class McpToolkit extends BaseToolkit {
     this.buildTools(names.filter((n) => !this.pending.has(n)));
   }
 
-  /** Names tools (prefixing clashes) and builds each tool's runtime and policy once. */
+  /**
+   * A server's tool list changed: its new tools join `getTools()`, and a tool it no longer lists
+   * leaves it; a caller still holding that tool gets `tool_not_found` without a call.
+   */
+  private syncTools(server: string): void {
+    if (this.closed || this.pending.has(server)) return;
+    const listed = new Set(this.connections.get(server)!.tools.map((t) => t.name));
+    const removed: string[] = [];
+    for (const [key, runtime] of this.runtimes) {
+      if (runtime.identity.serverName !== server || listed.has(runtime.identity.mcpName)) continue;
+      runtime.removed = true;
+      this.runtimes.delete(key);
+      const name = runtime.identity.exposedName;
+      if (this.byName.get(name) !== runtime) continue;
+      this.byName.delete(name);
+      this.toolsByName.delete(name);
+      removed.push(name);
+    }
+    this.tools = this.tools.filter((t) => this.toolsByName.get(t.name) === t);
+    const before = this.tools.length;
+    this.buildTools([server]);
+    const added = this.tools.slice(before).map((t) => t.name);
+    if (added.length > 0 || removed.length > 0) this.events.emit({ type: "tools_changed", serverName: server, added, removed });
+  }
+
+  /** Names tools (prefixing clashes) and builds each tool's runtime and policy once; tools already built are kept. */
   private buildTools(newServers: string[]): void {
     const incoming: { server: string; tool: Tool }[] = [];
     for (const server of newServers) {
+      const fresh = this.connections.get(server)!.tools.filter((tool) => !this.runtimes.has(`${server}\u0000${tool.name}`));
       if (this.config.servers[server]?.exposeTools === false) {
-        for (const tool of this.connections.get(server)!.tools) this.runtimeFor(server, tool, tool.name);
+        for (const tool of fresh) this.runtimeFor(server, tool, tool.name);
         continue;
       }
-      for (const tool of this.connections.get(server)!.tools) incoming.push({ server, tool });
+      for (const tool of fresh) incoming.push({ server, tool });
     }
     const names = exposedNames(incoming, new Set(this.tools.map((t) => t.name)), this.config.prefixToolNames === true);
     incoming.forEach(({ server, tool }, i) => {
@@ -258,11 +290,15 @@ export class McpToolkit extends BaseToolkit {
   private call(runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, nested = false): Promise<WithFallback<CallToolResult>> {
     const { identity, policy, target } = runtime;
     const context = { toolName: identity.exposedName, serverName: identity.serverName };
+    const once = refreshingOnToolNotFound(target.connection, identity.mcpName, (scope: AttemptScope, n: number, meta?: Record<string, string>) =>
+      callToolOnce(target, args, scope, n, context, signal, meta),
+    );
     return runPipeline<CallToolResult>(
       {
         context,
         policy,
-        attempt: (scope, n, meta) => callToolOnce(target, args, scope, n, context, signal, meta),
+        // A tool its server stopped listing is refused here, unsent.
+        attempt: (scope, n, meta) => (runtime.removed ? Promise.reject(toolGone(identity, n)) : once(scope, n, meta)),
         guards: this.guards.get(identity.serverName)!,
         // A fallback's own call runs under its server's policy and breaker, and never falls back again.
         ...(nested ? { report: false } : { fallback: this.fallbackFor(runtime, args) }),

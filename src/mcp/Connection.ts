@@ -46,8 +46,10 @@ export class Connection {
   /** A user's own client's transport when we took it: the client is closed once it has another or none. */
   private userTransport: Transport | undefined;
   private readonly connectTimeoutMs: number;
-  /** The tools the server listed at the last (re)connect. */
+  /** The tools the server listed at the last (re)connect, or since, when it said its list changed. */
   tools: Tool[] = [];
+  /** Told when the server's tool list changed after the connect that listed it. */
+  onToolsChanged: (() => void) | undefined;
   /** The era the last connect negotiated, reused by reconnects (`prior`) until a -32022 says it changed. */
   private prior: PriorDiscovery | undefined;
   /** The generation a renegotiation after a -32022 produced: another -32022 on it is final. */
@@ -198,6 +200,21 @@ export class Connection {
     return raceAbort(this.connecting, signal);
   }
 
+  /**
+   * Lists the server's tools again (a call met `tool_not_found`: the list we hold is stale),
+   * and tells `onToolsChanged` when the list differs.
+   */
+  async refreshTools(signal?: AbortSignal): Promise<Tool[]> {
+    const lease = await this.lease(signal);
+    const tools = await raceAbort(listAllTools(lease.client), signal);
+    if (lease.generation === this.generation) {
+      const before = this.tools.map((t) => t.name).join("\u0000");
+      this.tools = tools;
+      if (tools.map((t) => t.name).join("\u0000") !== before) this.onToolsChanged?.();
+    }
+    return tools;
+  }
+
   /** Drops the current client so the next call reconnects (after an expired session, say). */
   async invalidate(lease: Lease): Promise<void> {
     if (lease.generation !== this.generation || !this.live) return;
@@ -291,9 +308,14 @@ export class Connection {
    */
   private async connectOwn(config: Exclude<ServerConfig, { client: unknown }>, attempt: ConnectAttempt): Promise<{ client: AnyClient; transport: Transport; renegotiated: boolean }> {
     const era: EraSetting = config.transport === "sse" ? "legacy" : config.era ?? (config.transport === "stdio" ? "legacy" : "auto");
+    const onTools = (client: Client, tools: Tool[]) => {
+      if (client !== this.client) return;
+      this.tools = tools as Tool[];
+      this.onToolsChanged?.();
+    };
     const open = async (choice: EraChoice) => {
-      const client = newClient(this.clientInfo, choice, this.probeTimeoutMs(config.transport));
-      const legacy = () => newClient(this.clientInfo, { era: "legacy" }, this.probeTimeoutMs(config.transport));
+      const client = newClient(this.clientInfo, choice, this.probeTimeoutMs(config.transport), onTools);
+      const legacy = () => newClient(this.clientInfo, { era: "legacy" }, this.probeTimeoutMs(config.transport), onTools);
       return connectTransport(client, config, this.probe, this.stderr, this.pending, choice, legacy);
     };
     const first: EraChoice = this.prior ? { era, prior: this.prior } : { era };

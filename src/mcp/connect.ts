@@ -5,6 +5,7 @@
  */
 import { Client, SdkHttpError, type PriorDiscovery, type Transport } from "@modelcontextprotocol/client";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { EraSetting, ServerConfig } from "../config/index.js";
 import { jsonRpcErrorIn } from "../errors/classify/http.js";
 import { McpToolError } from "../errors/McpToolError.js";
@@ -54,14 +55,38 @@ export interface EraChoice {
   prior?: PriorDiscovery;
 }
 
-/** Builds the toolkit's client for one connect, negotiating as `choice` says. */
-export function newClient(clientInfo: { name: string; version: string }, choice: EraChoice, probeTimeoutMs: number): Client {
+/** Called with a server's new tool list after it said the list changed. */
+export type ToolsListener = (client: Client, tools: Tool[]) => void;
+
+/**
+ * Builds the toolkit's client for one connect, negotiating as `choice` says. With `onTools`, a
+ * server that announces tool-list changes is listed again on each (debounced; in 2026-07-28 the
+ * SDK opens the `subscriptions/listen` stream that carries them).
+ */
+export function newClient(clientInfo: { name: string; version: string }, choice: EraChoice, probeTimeoutMs: number, onTools?: ToolsListener): Client {
   const mode = choice.era === "modern" ? { pin: MODERN_VERSION } : choice.era;
-  return new Client(clientInfo, {
+  const client: Client = new Client(clientInfo, {
     capabilities: {},
     ...(mode === "legacy" ? {} : { versionNegotiation: { mode, probe: { timeoutMs: probeTimeoutMs } } }),
+    ...(onTools
+      ? {
+          listChanged: {
+            tools: {
+              debounceMs: TOOLS_DEBOUNCE_MS,
+              onChanged: (error: Error | null, tools: unknown[] | null) => {
+                // A failed re-list changes nothing: the next call's tool_not_found lists again.
+                if (!error && tools) onTools(client, tools as Tool[]);
+              },
+            },
+          },
+        }
+      : {}),
   });
+  return client;
 }
+
+/** How long a burst of list_changed notifications is gathered before listing once. */
+const TOOLS_DEBOUNCE_MS = 50;
 
 /** The revision `era: "modern"` pins. */
 export const MODERN_VERSION = "2026-07-28";

@@ -1,0 +1,113 @@
+/**
+ * Live tool lists: tools a server adds or removes while the toolkit runs, announced with
+ * notifications/tools/list_changed or discovered through a tool_not_found. Real v1 servers over
+ * streamable HTTP (the 2025 era, where the announcement rides the session's event stream).
+ */
+import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import { McpToolkit, type McpEvent, type McpToolError } from "../../src/index.js";
+import { closeAfterEach } from "../servers/cleanups.js";
+import { startHttpFixture } from "../servers/http.js";
+import { eventually } from "../errors/helpers.js";
+
+const cleanups = closeAfterEach();
+const later = <T extends { close(): Promise<void> }>(thing: T): T => {
+  cleanups.push(() => thing.close());
+  return thing;
+};
+
+let ids = 0;
+async function invoke(toolkit: McpToolkit, tool: ReturnType<McpToolkit["getTool"]>, args: Record<string, unknown> = {}) {
+  const message = await tool!.invoke({ id: `l${++ids}`, name: tool!.name, args, type: "tool_call" });
+  return { content: String(message.content), error: message.status === "error" ? (message.artifact as McpToolError) : undefined };
+}
+
+describe("a server that announces tool-list changes", () => {
+  it("offers a tool it adds, and a tool it removes answers tool_not_found without a call", async () => {
+    let extra: RegisteredTool | undefined;
+    const calls: string[] = [];
+    const http = later(
+      await startHttpFixture({
+        build: () => {
+          const server = new McpServer({ name: "growing", version: "1.0.0" });
+          server.registerTool("grow", { description: "Adds the tool 'extra'." }, async () => {
+            calls.push("grow");
+            extra = server.registerTool("extra", { description: "Appears later." }, async () => {
+              calls.push("extra");
+              return { content: [{ type: "text", text: "extra ran" }] };
+            });
+            return { content: [{ type: "text", text: "grown" }] };
+          });
+          server.registerTool("shrink", { description: "Removes the tool 'extra'." }, async () => {
+            calls.push("shrink");
+            extra?.remove();
+            return { content: [{ type: "text", text: "shrunk" }] };
+          });
+          return server;
+        },
+      }),
+    );
+    const events: McpEvent[] = [];
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href } }, onEvent: (e) => events.push(e) }));
+    expect(toolkit.getTools().map((t) => t.name)).toEqual(["grow", "shrink"]);
+
+    await invoke(toolkit, toolkit.getTool("grow"));
+    await eventually(() => expect(toolkit.getTools().map((t) => t.name)).toContain("extra"));
+    const held = toolkit.getTool("extra")!;
+    expect((await invoke(toolkit, held)).content).toBe("extra ran");
+    expect(events).toContainEqual({ type: "tools_changed", serverName: "s", added: ["extra"], removed: [] });
+
+    await invoke(toolkit, toolkit.getTool("shrink"));
+    await eventually(() => expect(toolkit.getTool("extra")).toBeUndefined());
+    expect(events).toContainEqual({ type: "tools_changed", serverName: "s", added: [], removed: ["extra"] });
+    const gone = await invoke(toolkit, held);
+    expect(gone.error).toMatchObject({ reason: "tool_not_found", outcome: "not_sent", toolName: "extra" });
+    // Answered without a call: the server ran 'extra' once, before it was removed.
+    expect(calls.filter((c) => c === "extra")).toHaveLength(1);
+  });
+});
+
+/** A server whose list changes without an announcement (it declares no listChanged). */
+function silentServer(state: { tools: string[]; refuseOnce: Set<string>; calls: string[]; lists: number }): Server {
+  const server = new Server({ name: "silent", version: "1.0.0" }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    state.lists++;
+    return { tools: state.tools.map((name) => ({ name, description: name, inputSchema: { type: "object" as const } })) };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const name = request.params.name;
+    state.calls.push(name);
+    if (!state.tools.includes(name) || state.refuseOnce.delete(name)) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+    return { content: [{ type: "text", text: `${name} ran` }] };
+  });
+  return server;
+}
+
+describe("a tool_not_found from the server", () => {
+  it("lists the tools again; a tool still listed is called once more and answers", async () => {
+    const state = { tools: ["search"], refuseOnce: new Set(["search"]), calls: [] as string[], lists: 0 };
+    const http = later(await startHttpFixture({ build: () => silentServer(state) }));
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href } } }));
+    const reply = await invoke(toolkit, toolkit.getTool("search"));
+    expect(reply).toEqual({ content: "search ran", error: undefined });
+    expect(state.calls).toEqual(["search", "search"]);
+    expect(state.lists).toBe(2);
+  });
+
+  it("lists the tools again; a tool no longer listed leaves the toolkit and is not called again", async () => {
+    const state = { tools: ["search", "old"], refuseOnce: new Set<string>(), calls: [] as string[], lists: 0 };
+    const http = later(await startHttpFixture({ build: () => silentServer(state) }));
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href } } }));
+    const held = toolkit.getTool("old")!;
+    state.tools = ["search"];
+    const first = await invoke(toolkit, held);
+    expect(first.error).toMatchObject({ reason: "tool_not_found", transient: false });
+    expect(toolkit.getTools().map((t) => t.name)).toEqual(["search"]);
+    const second = await invoke(toolkit, held);
+    expect(second.error).toMatchObject({ reason: "tool_not_found", outcome: "not_sent" });
+    expect(state.calls).toEqual(["old"]);
+    expect(state.lists).toBe(2);
+  });
+});
