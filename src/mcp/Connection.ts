@@ -1,6 +1,6 @@
-import { StreamableHTTPClientTransport, type Client, type PriorDiscovery, type Transport } from "@modelcontextprotocol/client";
+import { StreamableHTTPClientTransport, type Client, type Transport } from "@modelcontextprotocol/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RECONNECT, type EraSetting, type ReconnectOptions, type ServerConfig } from "../config/index.js";
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RECONNECT, type ReconnectOptions, type ServerConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize, type ExitInfo, type HttpResponseFacts } from "../errors/normalize.js";
 import type { McpEventListener } from "../events.js";
@@ -8,6 +8,7 @@ import { raceAbort, sleep } from "../policy/abort.js";
 import { eraOf, isStdioTransport, listAllTools, protocolVersionOf, transportOf, type AnyClient, type ProtocolEra } from "./clients.js";
 import { connectTransport, newClient, withConnectTimeout, type ConnectAttempt, type EraChoice, type PendingTransport } from "./connect.js";
 import { StreamLostError, terminateSession, ToolkitClosedError } from "./connectionEnds.js";
+import { EraMemory, eraSetting, probeTimeoutMs } from "./era.js";
 import { StderrTail, type TransportProbe } from "./transports.js";
 
 export { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
@@ -50,11 +51,7 @@ export class Connection {
   tools: Tool[] = [];
   /** Told when the server's tool list changed after the connect that listed it. */
   onToolsChanged: (() => void) | undefined;
-  /** The era the last connect negotiated, reused by reconnects (`prior`) until a -32022 says it changed. */
-  private prior: PriorDiscovery | undefined;
-  /** The generation a renegotiation after a -32022 produced: another -32022 on it is final. */
-  private renegotiatedGeneration = -1;
-  private renegotiateNext = false;
+  private readonly eras = new EraMemory();
   /** How the last connection ended, for error messages. */
   lastExit: ExitInfo | undefined;
 
@@ -134,12 +131,7 @@ export class Connection {
    */
   versionRefused(lease: Lease): boolean {
     // A user's client is theirs to reconnect; ours is renegotiated once per refusal.
-    if (!this.ownsClient || lease.generation === this.renegotiatedGeneration) return false;
-    if (lease.generation === this.generation) {
-      this.prior = undefined;
-      this.renegotiateNext = true;
-    }
-    return true;
+    return this.ownsClient && this.eras.refused(lease.generation, lease.generation === this.generation);
   }
 
   /**
@@ -268,13 +260,12 @@ export class Connection {
     const config = this.config;
     let client: AnyClient;
     let transport: Transport | undefined;
-    let renegotiated = false;
     if ("client" in config) {
       client = config.client;
       transport = transportOf(client);
       if (!transport) throw new Error("Not connected");
     } else {
-      ({ client, transport, renegotiated } = await this.connectOwn(config, attempt));
+      ({ client, transport } = await this.connectOwn(config, attempt));
     }
     let tools: Tool[];
     try {
@@ -289,8 +280,7 @@ export class Connection {
       this.pending.transport = undefined;
     }
     const generation = ++this.generation;
-    if (renegotiated || this.renegotiateNext) this.renegotiatedGeneration = generation;
-    this.renegotiateNext = false;
+    if (this.ownsClient) this.eras.connected(generation);
     if (this.ownsClient) this.watch(client as Client, generation);
     this.client = client;
     this.transport = transport;
@@ -300,50 +290,20 @@ export class Connection {
     return { client, generation, hadSession: this.sessionId !== undefined };
   }
 
-  /**
-   * Opens our own client in the era the config asks for, or the one the last connect learnt. A
-   * server that refuses the version we offered (-32022: a 2026-only server answering
-   * `initialize`, or a server that changed era since we learnt it) gets one renegotiation in
-   * `auto` mode; a second refusal is the connect's error.
-   */
-  private async connectOwn(config: Exclude<ServerConfig, { client: unknown }>, attempt: ConnectAttempt): Promise<{ client: AnyClient; transport: Transport; renegotiated: boolean }> {
-    const era: EraSetting = config.transport === "sse" ? "legacy" : config.era ?? (config.transport === "stdio" ? "legacy" : "auto");
+  /** Opens our own client, in the era its config asks for or the one the last connect learnt. */
+  private connectOwn(config: Exclude<ServerConfig, { client: unknown }>, attempt: ConnectAttempt): Promise<{ client: Client; transport: Transport }> {
     const onTools = (client: Client, tools: Tool[]) => {
       if (client !== this.client) return;
-      this.tools = tools as Tool[];
+      this.tools = tools;
       this.onToolsChanged?.();
     };
-    const open = async (choice: EraChoice) => {
-      const client = newClient(this.clientInfo, choice, this.probeTimeoutMs(config.transport), onTools);
-      const legacy = () => newClient(this.clientInfo, { era: "legacy" }, this.probeTimeoutMs(config.transport), onTools);
+    const probeMs = probeTimeoutMs(config.transport, this.connectTimeoutMs);
+    const open = (choice: EraChoice) => {
+      const client = newClient(this.clientInfo, choice, probeMs, onTools);
+      const legacy = () => newClient(this.clientInfo, { era: "legacy" }, probeMs, onTools);
       return connectTransport(client, config, this.probe, this.stderr, this.pending, choice, legacy);
     };
-    const first: EraChoice = this.prior ? { era, prior: this.prior } : { era };
-    let opened: { client: Client; transport: Transport };
-    let renegotiated = false;
-    try {
-      opened = await open(first);
-    } catch (error) {
-      const refused = normalize(error, { serverName: this.name, notSent: true }).reason === "protocol_version_unsupported";
-      if (!refused || attempt.abandoned || (era === "modern" && !first.prior)) throw error;
-      this.prior = undefined;
-      this.probe.responses.clear();
-      renegotiated = true;
-      opened = await open({ era: era === "modern" ? "modern" : "auto" });
-    }
-    const learnt = opened.client.getProtocolEra();
-    const discover = opened.client.getDiscoverResult();
-    this.prior = learnt === "modern" && discover ? { kind: "modern", discover } : learnt === "legacy" ? { kind: "legacy" } : undefined;
-    return { ...opened, renegotiated };
-  }
-
-  /**
-   * How long a `server/discover` probe may wait. Over HTTP silence is an outage, so the probe
-   * gets the whole connect timeout; over stdio silence means a 2025-era server (the SDK then
-   * runs `initialize`), so the probe gets half, leaving the other half for that.
-   */
-  private probeTimeoutMs(transport: "stdio" | "http" | "sse"): number {
-    return transport === "stdio" ? Math.max(1, Math.floor(this.connectTimeoutMs / 2)) : this.connectTimeoutMs;
+    return this.eras.open(eraSetting(config), attempt, open, () => this.probe.responses.clear());
   }
 
   /**
