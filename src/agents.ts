@@ -2,3 +2,5 @@
 // package, kept out of the main entry so that using the toolkit does not require it.
 export { mcpErrorMiddleware, mcpRetryOn, createMcpRetryOn } from "./langchain/middleware.js";
 export type { McpErrorMiddlewareOptions, McpRetryOnOptions } from "./langchain/middleware.js";
+export { langGraphInputHandler } from "./langchain/inputInterrupt.js";
+export type { McpInputInterrupt } from "./langchain/inputInterrupt.js";

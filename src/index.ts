@@ -49,6 +49,7 @@ export type {
   EraSetting,
 } from "./config/index.js";
 export type { AnyClient, ProtocolEra } from "./mcp/clients.js";
+export type { InputContext, InputHandler } from "./mcp/input.js";
 export { EventHub } from "./events.js";
 export type {
   McpEvent,

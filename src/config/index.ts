@@ -92,6 +92,7 @@ export const DEFAULT_ERROR_OPTIONS = defaultsOf(ErrorOptionsSchema);
 export const DEFAULT_TOOLKIT_OPTIONS = defaultsOf(McpToolkitConfigSchema);
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = DEFAULT_SERVER_OPTIONS.connectTimeoutMs;
+export const DEFAULT_MAX_INPUT_ROUNDS = DEFAULT_SERVER_OPTIONS.maxInputRounds;
 export const DEFAULT_STDERR_LINES = defaultsOf(StdioServerConfigSchema).stderrLines;
 /** How long an HTTP server's connections may idle before a call checks them first (`keepAliveCheckAfterMs`). */
 export const DEFAULT_STDIO_ERA = defaultsOf(StdioServerConfigSchema).era;

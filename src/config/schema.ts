@@ -11,6 +11,7 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
 import { isReason, type Reason } from "../errors/reasons.js";
 import type { AnyClient } from "../mcp/clients.js";
+import type { InputHandler } from "../mcp/input.js";
 import type { McpEventListener } from "../events.js";
 import { BreakerOptionsSchema, ErrorOptionsSchema, ReconnectOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema, ToolPolicySchema, type BeforeFallback } from "./policies.js";
 import { SharedStateOptionsSchema } from "./sharedState.js";
@@ -48,6 +49,14 @@ const serverOptions = {
   connectTimeoutMs: number({ min: 1 }).default(30_000),
   /** Offer this server's tools to the model; false keeps it as a fallback only. @default true */
   exposeTools: flag().default(true),
+  /**
+   * Answers the server's requests for input during a tool call (elicitation forms and URLs,
+   * sampling); `langGraphInputHandler()` turns them into LangGraph interrupts. Without one, the
+   * client declares no such capability and the model reads `elicitation_required`.
+   */
+  inputHandler: custom<InputHandler>("an object with elicit and/or sample functions", (v) => isObject(v) && ["elicit", "sample"].some((k) => typeof v[k] === "function")).optional(),
+  /** How many `input_required` rounds (2026-07-28) one call may take before it gives up. @default 3 */
+  maxInputRounds: number({ integer: true, min: 1 }).default(3),
 };
 
 /** What every kind of server takes. */

@@ -5,6 +5,7 @@ import { StructuredTool, ToolInputParsingException, type ToolRunnableConfig } fr
 import { isInteropZodSchema } from "@langchain/core/utils/types";
 import { Validator, type Schema } from "@cfworker/json-schema";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { isControlFlow } from "../errors/controlFlow.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import { redactError, toModelReply, type ModelTextOptions } from "../errors/text.js";
@@ -83,6 +84,8 @@ export class McpTool extends StructuredTool {
     try {
       return await this.validatedCall(arg, configArg);
     } catch (thrown) {
+      // A LangGraph interrupt from an input handler pauses the graph: it is no failure.
+      if (isControlFlow(thrown)) throw thrown;
       const error = this.classify(thrown, arg);
       const text = this.text();
       // A thrown error leaves our hands: whoever catches it (a middleware, a log) gets it redacted.
@@ -156,7 +159,7 @@ export class McpTool extends StructuredTool {
       return await withToolRun({ ...(listening ? { runManager } : {}), toolCallId }, () => this.execute(args, config));
     } catch (error) {
       // Thrown classified: LangChain's callbacks see the McpToolError, and call() returns it.
-      throw error instanceof McpToolError ? error : this.toError(error);
+      throw error instanceof McpToolError || isControlFlow(error) ? error : this.toError(error);
     }
   }
 }

@@ -1,14 +1,11 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
+import { isControlFlow as isGraphBubbleUp } from "../errors/controlFlow.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { isSafeToRetry } from "../errors/safeRepeat.js";
 import { toModelReply, type ModelTextOptions } from "../errors/text.js";
 import { normalizeForeign } from "./adapterErrors.js";
 
-/** LangGraph's interrupts and commands mark themselves `is_bubble_up`; they must pass through untouched. */
-function isGraphBubbleUp(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { is_bubble_up?: unknown }).is_bubble_up === true;
-}
 
 export interface McpErrorMiddlewareOptions extends ModelTextOptions {
   /** Only these tools (by name); all tools when omitted. */

@@ -1,6 +1,6 @@
 import { StreamableHTTPClientTransport, type Client, type Transport } from "@modelcontextprotocol/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RECONNECT, type ReconnectOptions, type ServerConfig } from "../config/index.js";
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_RECONNECT, type ReconnectOptions, type ServerConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize, type ExitInfo, type HttpResponseFacts } from "../errors/normalize.js";
 import type { McpEventListener } from "../events.js";
@@ -9,6 +9,7 @@ import { eraOf, isStdioTransport, listAllTools, protocolVersionOf, transportOf, 
 import { connectTransport, newClient, withConnectTimeout, type ConnectAttempt, type EraChoice, type PendingTransport } from "./connect.js";
 import { StreamLostError, terminateSession, ToolkitClosedError } from "./connectionEnds.js";
 import { EraMemory, eraSetting, probeTimeoutMs } from "./era.js";
+import type { InputHandler } from "./input.js";
 import { StderrTail, type TransportProbe } from "./transports.js";
 
 export { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
@@ -112,6 +113,11 @@ export class Connection {
   get breaksArePerRequest(): boolean {
     if ("client" in this.config) return !isStdioTransport(transportOf(this.config.client));
     return this.config.transport !== "stdio";
+  }
+
+  /** How this server's requests for input are answered, and how many 2026 rounds a call may take. */
+  get input(): { handler: InputHandler | undefined; maxRounds: number } {
+    return { handler: this.config.inputHandler, maxRounds: this.config.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS };
   }
 
   /** The protocol version of the live connection, if there is one. */
@@ -299,8 +305,9 @@ export class Connection {
     };
     const probeMs = probeTimeoutMs(config.transport, this.connectTimeoutMs);
     const open = (choice: EraChoice) => {
-      const client = newClient(this.clientInfo, choice, probeMs, onTools);
-      const legacy = () => newClient(this.clientInfo, { era: "legacy" }, probeMs, onTools);
+      const input = { handler: config.inputHandler, serverName: this.name };
+      const client = newClient(this.clientInfo, choice, probeMs, onTools, input);
+      const legacy = () => newClient(this.clientInfo, { era: "legacy" }, probeMs, onTools, input);
       return connectTransport(client, config, this.probe, this.stderr, this.pending, choice, legacy);
     };
     return this.eras.open(eraSetting(config), attempt, open, () => this.probe.responses.clear());

@@ -1,6 +1,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { callToolWith } from "./clients.js";
+import { callToolWith, isV2Client, type AnyClient, type CallOptions, type CallParams } from "./clients.js";
+import { withInputRounds } from "./input.js";
 import { withRequestIds } from "./requestScope.js";
+import { isControlFlow } from "../errors/controlFlow.js";
 import { fromResult } from "../errors/fromResult.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize, type CustomCodeTable } from "../errors/normalize.js";
@@ -52,7 +54,7 @@ export async function callToolOnce(
       // goes straight to it: no controller, timer or listener of ours.
       lease = live;
       abortedBeforeSend = callerSignal?.aborted === true;
-      result = await callToolWith(live.client, params, {
+      result = await sendCall(connection, live.client, params, context, callerSignal, {
         ...(callerSignal ? { signal: callerSignal } : {}),
         timeout: scope.options.timeoutMs,
         ...(scope.options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, onprogress: noProgress } : {}),
@@ -74,7 +76,7 @@ export async function callToolOnce(
       // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
       abortedBeforeSend = scope.signal.aborted;
       result = await withRequestIds(ids, () =>
-        callToolWith(client, params, {
+        sendCall(connection, client, params, context, scope.signal, {
           signal: scope.signal,
           timeout: target.sdkTimeoutMs,
           ...(target.resetTimeoutOnProgress ? { onprogress: scope.progress } : {}),
@@ -82,6 +84,7 @@ export async function callToolOnce(
       );
     }
   } catch (thrown) {
+    if (isControlFlow(thrown)) throw thrown;
     const error = classify(thrown);
     if (lease && error.reason === "protocol_version_unsupported") {
       // The server changed era under us: renegotiate once; a second refusal is final.
@@ -134,6 +137,17 @@ export async function callToolOnce(
     });
     return unsent && e.outcome !== "not_sent" ? e.with({ outcome: "not_sent" }) : e;
   }
+}
+
+/**
+ * Sends a tools/call. In 2026-07-28 the server may answer `input_required`: the rounds run here,
+ * in the call's own async context, so an input handler can pause a LangGraph run.
+ */
+function sendCall(connection: Connection, client: AnyClient, params: CallParams, context: CallContext, signal: AbortSignal | undefined, options: CallOptions): Promise<CallToolResult> {
+  if (!isV2Client(client) || client.getProtocolEra() !== "modern") return callToolWith(client, params, options);
+  const { handler, maxRounds } = connection.input;
+  const inputContext = { serverName: connection.name, era: "modern" as const, ...(context.toolName ? { toolName: context.toolName } : {}), ...(signal ? { signal } : {}) };
+  return withInputRounds((p: CallParams) => callToolWith(client, p, { ...options, allowInputRequired: true }), params, { handler, maxRounds, context: inputContext });
 }
 
 /**

@@ -21,6 +21,8 @@ export interface CallOptions {
   timeout?: number;
   resetTimeoutOnProgress?: boolean;
   onprogress?: (progress: unknown) => void;
+  /** v2, 2026-07-28: hand an `input_required` answer back instead of fulfilling it inside the SDK. */
+  allowInputRequired?: boolean;
 }
 
 /** Is this a v2 client? Read by shape, so a second bundled copy of either SDK is recognised too. */
@@ -28,7 +30,10 @@ export function isV2Client(client: AnyClient): client is V2Client {
   return typeof (client as Partial<V2Client>).getProtocolEra === "function";
 }
 
-export function callToolWith(client: AnyClient, params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> }, options: CallOptions): Promise<CallToolResult> {
+/** A tools/call's params: the tool, its arguments, and (2026-07-28) the answers to the server's input requests. */
+export type CallParams = { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> } & Record<string, unknown>;
+
+export function callToolWith(client: AnyClient, params: CallParams, options: CallOptions): Promise<CallToolResult> {
   if (isV2Client(client)) return client.callTool(params, options as Parameters<V2Client["callTool"]>[1]) as Promise<CallToolResult>;
   return client.callTool(params, undefined, options) as Promise<CallToolResult>;
 }

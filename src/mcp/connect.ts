@@ -8,6 +8,7 @@ import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamable
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { EraSetting, ServerConfig } from "../config/index.js";
 import { jsonRpcErrorIn } from "../errors/classify/http.js";
+import { answerRequests, inputCapabilities, type InputHandler } from "./input.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { sseTransport, stdioTransport, streamableTransport, type StderrTail, type TransportProbe } from "./transports.js";
 
@@ -63,10 +64,16 @@ export type ToolsListener = (client: Client, tools: Tool[]) => void;
  * server that announces tool-list changes is listed again on each (debounced; in 2026-07-28 the
  * SDK opens the `subscriptions/listen` stream that carries them).
  */
-export function newClient(clientInfo: { name: string; version: string }, choice: EraChoice, probeTimeoutMs: number, onTools?: ToolsListener): Client {
+export function newClient(
+  clientInfo: { name: string; version: string },
+  choice: EraChoice,
+  probeTimeoutMs: number,
+  onTools?: ToolsListener,
+  input?: { handler: InputHandler | undefined; serverName: string },
+): Client {
   const mode = choice.era === "modern" ? { pin: MODERN_VERSION } : choice.era;
   const client: Client = new Client(clientInfo, {
-    capabilities: {},
+    capabilities: inputCapabilities(input?.handler),
     ...(mode === "legacy" ? {} : { versionNegotiation: { mode, probe: { timeoutMs: probeTimeoutMs } } }),
     ...(onTools
       ? {
@@ -82,6 +89,7 @@ export function newClient(clientInfo: { name: string; version: string }, choice:
         }
       : {}),
   });
+  if (input) answerRequests(client, input.handler, input.serverName);
   return client;
 }
 

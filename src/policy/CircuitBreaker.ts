@@ -1,4 +1,5 @@
 import { DEFAULT_BREAKER, type BreakerOptions } from "../config/index.js";
+import { isControlFlow } from "../errors/controlFlow.js";
 import { isServerFailure, McpToolError } from "../errors/McpToolError.js";
 import { decidedByCaller } from "../errors/reasons.js";
 import type { McpEvent } from "../events.js";
@@ -62,6 +63,7 @@ export type Verdict = "failure" | "healthy" | "no_evidence";
  * other end, a success, a tool's own `isError` or a permanent error, shows a server that answers.
  */
 function verdictOf(error: unknown): Verdict {
+  if (isControlFlow(error)) return "no_evidence";
   if (isServerFailure(error)) return "failure";
   if (error instanceof McpToolError && decidedByCaller(error.reason)) return "no_evidence";
   return "healthy";

@@ -1,4 +1,5 @@
-import pRetry from "p-retry";
+import pRetry, { AbortError } from "p-retry";
+import { isControlFlow } from "../errors/controlFlow.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { reasonInfo } from "../errors/reasons.js";
 import { isSafeToRetry } from "../errors/safeRepeat.js";
@@ -63,6 +64,7 @@ export async function runWithRetry<T>(
   try {
     return await attempt(1);
   } catch (error) {
+    if (isControlFlow(error)) throw error;
     first = error as McpToolError;
   }
   // A failure nothing would repeat (a tool's isError, a permanent error) ends here, without
@@ -80,6 +82,8 @@ export async function runWithRetry<T>(
         try {
           return await attempt(n);
         } catch (error) {
+          // p-retry rethrows an AbortError's original at once, without asking shouldRetry.
+          if (isControlFlow(error)) throw new AbortError(error as Error);
           last = error as McpToolError;
           throw error;
         }

@@ -1,3 +1,4 @@
+import { isControlFlow } from "../errors/controlFlow.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import type { EventHub } from "../events.js";
@@ -80,6 +81,7 @@ async function runCall<T>(spec: PipelineSpec<T>, signal: AbortSignal | undefined
     try {
       return await (instrument ? instrument.attempt(context, n, (meta) => spec.attempt(scope, n, meta)) : spec.attempt(scope, n, undefined));
     } catch (thrown) {
+      if (isControlFlow(thrown)) throw thrown;
       // An attempt classifies its own failures; anything else is a bug we still report well.
       const error = thrown instanceof McpToolError ? thrown : normalize(thrown, { ...context, attempts: n });
       gate?.note(error);
@@ -109,7 +111,8 @@ async function runCall<T>(spec: PipelineSpec<T>, signal: AbortSignal | undefined
     if (report) events.emit({ type: "success", ...context, attempts: Math.max(attempts, 1), durationMs: performance.now() - started });
     return out;
   } catch (error) {
-    const e = error as McpToolError;
+    if (!(error instanceof McpToolError)) throw error;
+    const e = error;
     if (report) events.emit({ type: "error", ...context, attempt: e.attempts, error: e });
     throw e;
   }

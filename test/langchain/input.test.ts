@@ -1,0 +1,120 @@
+/**
+ * Servers that ask for input during a tool call: an elicitation handler answers (both eras), a
+ * LangGraph graph pauses on the request and resumes with a person's answer (2026-07-28, where
+ * the server asks before it runs anything), and the rounds are bounded.
+ */
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { ToolNode } from "@langchain/langgraph/prebuilt";
+import { inputRequired, McpServer } from "@modelcontextprotocol/server";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { langGraphInputHandler, type McpInputInterrupt } from "../../src/agents.js";
+import { McpToolkit, type InputHandler, type McpToolError } from "../../src/index.js";
+import { closeAfterEach } from "../servers/cleanups.js";
+import { startV2Http, type V2HttpMode } from "../servers/v2/http.js";
+
+const cleanups = closeAfterEach();
+const later = <T extends { close(): Promise<void> }>(thing: T): T => {
+  cleanups.push(() => thing.close());
+  return thing;
+};
+
+let ids = 0;
+async function invoke(toolkit: McpToolkit, name: string, args: Record<string, unknown>) {
+  const message = await toolkit.getTool(name)!.invoke({ id: `i${++ids}`, name, args, type: "tool_call" });
+  return { content: String(message.content), error: message.status === "error" ? (message.artifact as McpToolError) : undefined };
+}
+
+const accept: InputHandler = { elicit: async () => ({ action: "accept", content: { ok: true } }) };
+
+async function toolkitOn(mode: V2HttpMode, server: Record<string, unknown> = {}) {
+  const http = later(await startV2Http({ mode }));
+  const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href, ...server } } }));
+  return { http, toolkit };
+}
+
+describe("an elicitation handler", () => {
+  it.each([
+    ["2026-07-28 (an input_required round)", "modern"],
+    ["the 2025 era (the server's own elicitation request)", "legacy-session"],
+  ] as const)("answers a form request in %s, and the tool completes", async (_, mode) => {
+    const seen: unknown[] = [];
+    const handler: InputHandler = {
+      elicit: async (request, context) => {
+        seen.push({ message: request.message, serverName: context.serverName });
+        return { action: "accept", content: { ok: true } };
+      },
+    };
+    const { http, toolkit } = await toolkitOn(mode, { inputHandler: handler });
+    expect(toolkit.protocolEra("s")).toBe(mode === "modern" ? "modern" : "legacy");
+    const reply = await invoke(toolkit, "confirm", { action: "ship it" });
+    expect(reply).toEqual({ content: "done: ship it", error: undefined });
+    expect(seen).toEqual([{ message: "Really ship it?", serverName: "s" }]);
+    expect(http.state.calls.filter((c) => c === "confirm").length).toBeGreaterThanOrEqual(1);
+  });
+
+  it("without one, the client declares no elicitation and the model reads elicitation_required (2026-07-28: the server's -32021)", async () => {
+    const { http, toolkit } = await toolkitOn("modern");
+    const reply = await invoke(toolkit, "confirm", { action: "ship it" });
+    expect(reply.error).toMatchObject({ reason: "elicitation_required", transient: false, outcome: "not_sent" });
+    expect(reply.error!.message).toContain("required: elicitation");
+    expect(http.state.calls).toEqual(["confirm"]);
+  });
+
+  it("is asked at most maxInputRounds times for one call", async () => {
+    const http = later(
+      await startV2Http({
+        mode: "modern",
+        build: () => {
+          const server = new McpServer({ name: "insatiable", version: "1.0.0" });
+          server.registerTool("ask", { description: "Never satisfied.", inputSchema: z.object({}) }, async () =>
+            inputRequired({ inputRequests: { more: inputRequired.elicit({ message: "And?", requestedSchema: { type: "object", properties: {} } }) } }),
+          );
+          return server;
+        },
+      }),
+    );
+    let asked = 0;
+    const toolkit = later(
+      await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href, maxInputRounds: 2, inputHandler: { elicit: async () => (asked++, { action: "accept", content: {} }) } } } }),
+    );
+    const reply = await invoke(toolkit, "ask", {});
+    expect(reply.error).toMatchObject({ reason: "elicitation_required", outcome: "not_sent" });
+    expect(reply.error!.message).toContain("maxInputRounds: 2");
+    expect(asked).toBe(2);
+  });
+});
+
+describe("langGraphInputHandler", () => {
+  it("pauses the graph on the server's question and, resumed with the answer, completes the call; the tool ran once", async () => {
+    const { http, toolkit } = await toolkitOn("modern", { inputHandler: langGraphInputHandler() });
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("tools", new ToolNode(toolkit.getTools()))
+      .addEdge(START, "tools")
+      .addEdge("tools", END)
+      .compile({ checkpointer: new MemorySaver() });
+    const thread = { configurable: { thread_id: "t1" } };
+    const call = new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "confirm", args: { action: "refund order 7" } }] });
+
+    const paused = await graph.invoke({ messages: [new HumanMessage("Refund it."), call] }, thread);
+    const interrupts = (paused as { __interrupt__?: { value: McpInputInterrupt }[] }).__interrupt__ ?? [];
+    expect(interrupts.map((i) => i.value)).toMatchObject([{ type: "mcp_input", kind: "elicitation", serverName: "s", toolName: "confirm", request: { message: "Really refund order 7?" } }]);
+    // In 2026-07-28 the server asks before it acts: nothing ran yet.
+    expect(http.state.calls).toEqual(["confirm"]);
+
+    const done = await graph.invoke(new Command({ resume: { action: "accept", content: { ok: true } } }), thread);
+    const reply = done.messages.filter((m) => ToolMessage.isInstance(m)).at(-1)!;
+    expect(reply).toMatchObject({ status: "success", content: "done: refund order 7" });
+    // The handler was entered three times: it asked before the pause, asked again when the node
+    // re-ran after it, and acted once, on the request that carried the answer.
+    expect(http.state.calls).toEqual(["confirm", "confirm", "confirm"]);
+  });
+
+  it("answers cancel outside a graph run (a 2025-era request arrives outside the tool call)", async () => {
+    const { toolkit } = await toolkitOn("legacy-session", { inputHandler: langGraphInputHandler() });
+    const reply = await invoke(toolkit, "confirm", { action: "ship it" });
+    expect(reply.error).toMatchObject({ reason: "tool_error" });
+    expect(reply.error!.message).toContain("declined: ship it");
+  });
+});
