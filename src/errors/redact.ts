@@ -51,7 +51,12 @@ const AUTH_SCHEME = new RegExp(
 
 // Credentials inside URLs: scheme://user:password@host (a password may hold an unencoded
 // "@": the userinfo runs to the last one), or a long token alone as the user name.
-const URL_CREDENTIALS = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)(?:[^\s/?#@:]*:[^\s/?#]*|[^\s/?#@:]{16,})@/gi;
+// The match starts only where a run of scheme characters starts (so a long run costs one
+// scan, not one per character), but a scheme must start with a letter: the digits and
+// "+", "." or "-" that open such a run are skipped, and kept. Otherwise "+https://u:p@h"
+// (or "1https://…", which cleaning gives when an escape eats the space before a URL)
+// would show its password.
+const URL_CREDENTIALS = /(?<![a-z0-9+.-])([0-9+.-]*[a-z][a-z0-9+.-]*:\/\/)(?:[^\s/?#@:]*:[^\s/?#]*|[^\s/?#@:]{16,})@/gi;
 
 // key=value, key: value, "key": "value" (also JSON-escaped inside a string). The key is
 // matched as a whole word and tested with isSecretKey; a pattern with the key names inside

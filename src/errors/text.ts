@@ -43,7 +43,7 @@ const CUT_GUARD = 512;
 // ANSI CSI/OSC sequences, charset designations (the "\u001b(B" of `tput sgr0`), other
 // two-byte escapes and the 8-bit CSI.
 // eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[()*+\-./][ -~]|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]/g;
+const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[()*+\-./][0-~]|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]/g;
 // C0/C1 controls other than newline and tab; invisible format characters (zero-width,
 // bidi overrides, BOM) and Unicode tags, which can hide text from a reader but not a model.
 // eslint-disable-next-line no-control-regex

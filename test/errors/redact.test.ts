@@ -97,6 +97,17 @@ describe("credentials in URLs", () => {
       expect(redact(url)).toBe(url);
     }
   });
+
+  // Found by the property test: cleaning "+\u001b( \u001b[1mhttps://…" eats the space and
+  // glues the "+" to the scheme. A digit, "+", "." or "-" may precede a scheme but not start one.
+  it("redacts them after a digit, '+', '.' or '-' glued to the scheme, and keeps that character", () => {
+    expect(redact("+https://80c1QwIC:YwDIqmFC319c4XtxhN@db.example.com/")).toBe("+https://[REDACTED]@db.example.com/");
+    for (const glue of ["1", "+", "-", ".", "..", "2+"]) {
+      expect(redact(`${glue}https://user:s3cr3tpass@db.example.com/`)).toBe(`${glue}https://[REDACTED]@db.example.com/`);
+      expect(redact(`${glue}postgres://abcdef0123456789abcdef@db/app`)).toBe(`${glue}postgres://[REDACTED]@db/app`);
+      expect(redact(`${glue}http://localhost:8080/mcp`)).toBe(`${glue}http://localhost:8080/mcp`);
+    }
+  });
 });
 
 describe("secret-named keys in arguments", () => {
