@@ -35,7 +35,7 @@ function classify(error: unknown, ctx: NormalizeContext): Classification {
   const code = jsonRpcCode(error);
   // Context first: the SDK reports an abort, our timeout and a server's -32001 with one code.
   if (ctx.aborted) return { reason: "cancelled", message: "The call was cancelled by the caller." };
-  if (ctx.timedOut) return { reason: "request_timeout", message: timeoutMessage(error, message) };
+  if (ctx.timedOut) return { reason: "request_timeout", message: timeoutMessage(ctx.timedOutAfter ? { data: ctx.timedOutAfter } : error, message) };
   if (ctx.transportClosed) return connectionClosed(ctx, code);
   // The HTTP layer saw a page or a JSON that no MCP server sends; what the SDK made of it (a schema
   // error, a JSON syntax error) would read as a bad result the tool produced.

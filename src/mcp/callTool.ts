@@ -128,6 +128,7 @@ export async function callToolOnce(
       ...here,
       aborted: callerSignal?.aborted === true,
       timedOut: scope.timedOut,
+      ...(scope.expiredAfter ? { timedOutAfter: scope.expiredAfter } : {}),
       transportClosed: lease !== undefined && connection.closedSince(lease),
       exit: connection.lastExit,
       hadSession: lease?.hadSession ?? false,

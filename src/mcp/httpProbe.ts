@@ -91,7 +91,7 @@ export function probingFetch(probe: TransportProbe, options: ProbingFetchOptions
       return response;
     }
     if (type === "application/json") {
-      watchJson(response, done, record);
+      watchJson(response, done, record, (error) => probe.onStreamLost?.(ids, error));
       return response;
     }
     if (response.status === 202 || !response.body) {
@@ -172,16 +172,23 @@ function watchStream(body: ReadableStream<Uint8Array>, watch: StreamWatch): void
   Object.defineProperty(body, "pipeThrough", { value: pipeThrough, configurable: true });
 }
 
-/** Watches a JSON answer through the `json()` the SDK calls: a body that is no JSON-RPC is recorded. */
-function watchJson(response: Response, done: () => void, record: (facts: Partial<HttpResponseFacts>) => void): void {
+/**
+ * Watches a JSON answer through the `json()` the SDK calls: a body that is no JSON-RPC is
+ * recorded, and a body that breaks off is reported lost.
+ */
+function watchJson(response: Response, done: () => void, record: (facts: Partial<HttpResponseFacts>) => void, lost: (error: unknown) => void): void {
   const text = response.text.bind(response);
   const json = async (): Promise<unknown> => {
     let body: string;
     try {
       body = await text();
-    } finally {
+    } catch (error) {
+      // The body broke off before the answer was whole: the answer is lost, as on a broken stream.
       done();
+      lost(error);
+      throw error;
     }
+    done();
     if (!body.trim()) {
       record({ unexpected: "empty" });
       throw new SyntaxError("The server answered with an empty body.");

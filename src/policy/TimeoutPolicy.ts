@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 
 export interface AttemptTimeoutOptions {
   /** Per-attempt timeout, in milliseconds. */
@@ -20,6 +20,8 @@ export interface AttemptTimeoutOptions {
 export class AttemptScope {
   /** Which of our timers fired, if any. */
   timedOut = false;
+  /** Which of our timers fired, and its length: the message names it whatever the SDK made of the abort. */
+  expiredAfter: { timeout: number } | { maxTotalTimeout: number } | undefined;
   private own: AbortController | undefined;
   private timer: NodeJS.Timeout | undefined;
   private totalTimer: NodeJS.Timeout | undefined;
@@ -80,8 +82,11 @@ export class AttemptScope {
   private expire(data: { timeout: number } | { maxTotalTimeout: number }): void {
     if (!this.own || this.own.signal.aborted) return;
     this.timedOut = true;
+    this.expiredAfter = data;
     // The SDK's own timeout error shape, so the error reads the same whichever timer fired.
-    this.own.abort(new McpError(ErrorCode.RequestTimeout, "Request timed out", data));
+    // The v2 client passes an SdkError through as the call's rejection (any other reason it
+    // wraps, losing `data`); v1 rejects with whatever the signal carries.
+    this.own.abort(new SdkError(SdkErrorCode.RequestTimeout, "Request timed out", data));
   }
 
   dispose(): void {

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from "@modelcontextprotocol/node";
-import { createMcpHandler, type McpServer, type Server } from "@modelcontextprotocol/server";
+import { createMcpHandler, type McpServer, type PerRequestResponseMode, type Server } from "@modelcontextprotocol/server";
 import { buildV2Server, newV2State, type V2State } from "./fixture.js";
 
 export type V2HttpMode = "modern" | "modern-only" | "legacy-session";
@@ -19,6 +19,20 @@ export interface V2HttpOptions {
   mode?: V2HttpMode;
   /** Builds the server instance; defaults to the v2 fixture. */
   build?: (state: V2State) => McpServer | Server;
+  /** How the per-request modes answer a 2026-07-28 request: `auto` is JSON unless the handler streams. @default "auto" */
+  responseMode?: PerRequestResponseMode;
+}
+
+/** What a planned failure answers besides its status. */
+export interface PlannedResponse {
+  headers?: Record<string, string>;
+  body?: string;
+  contentType?: string;
+}
+
+interface PlannedFailure extends PlannedResponse {
+  status: number;
+  count: number;
 }
 
 export class V2HttpFixture {
@@ -29,7 +43,8 @@ export class V2HttpFixture {
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Map<string, NodeStreamableHTTPServerTransport>();
   private closeHandler?: () => Promise<void>;
-  private failures: { status: number; count: number }[] = [];
+  private serve?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  private failures: PlannedFailure[] = [];
   port = 0;
 
   constructor(private readonly options: V2HttpOptions = {}) {}
@@ -42,44 +57,70 @@ export class V2HttpFixture {
     return this.sessions.size;
   }
 
-  /** Answers the next `count` POSTs with `status`. */
-  failNext(status: number, count = 1): void {
-    this.failures.push({ status, count });
+  /** Answers the next `count` POSTs with `status` (and the headers and body given). */
+  failNext(status: number, count = 1, response: PlannedResponse = {}): void {
+    this.failures.push({ status, count, ...response });
   }
 
   async start(): Promise<this> {
     const mode = this.options.mode ?? "modern";
     const build = () => (this.options.build ?? buildV2Server)(this.state);
-    const serve = mode === "legacy-session" ? this.sessionful(build) : this.perRequest(build, mode === "modern-only" ? "reject" : "stateless");
-    this.http = createServer((req, res) => {
-      if (req.method === "POST") this.posts++;
-      const failure = req.method === "POST" ? this.failures[0] : undefined;
-      if (failure) {
-        if (--failure.count <= 0) this.failures.shift();
-        res.writeHead(failure.status, { "content-type": "text/plain" }).end(`planned failure ${failure.status}`);
-        return;
-      }
-      void serve(req, res);
-    });
-    this.http.on("connection", (socket) => {
-      this.sockets.add(socket);
-      socket.on("close", () => this.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => this.http!.listen(0, "127.0.0.1", resolve));
-    this.port = (this.http.address() as { port: number }).port;
+    this.serve = mode === "legacy-session" ? this.sessionful(build) : this.perRequest(build, mode === "modern-only" ? "reject" : "stateless");
+    await this.listen(0);
     return this;
+  }
+
+  /** Forgets every session while staying up, as a server behind a load balancer does after a redeploy. */
+  async forgetSessions(): Promise<void> {
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled(sessions.map((t) => t.close()));
+  }
+
+  /** Stops and starts again on the same port, with no sessions and no open sockets, as a redeployed server does. */
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.listen(this.port);
   }
 
   async close(): Promise<void> {
     await this.closeHandler?.();
-    for (const transport of this.sessions.values()) await transport.close().catch(() => undefined);
-    this.sessions.clear();
+    await this.stop();
+  }
+
+  private async stop(): Promise<void> {
+    await this.forgetSessions();
     for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => (this.http ? this.http.close(() => resolve()) : resolve()));
+    const http = this.http;
+    this.http = undefined;
+    await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
+  }
+
+  private async listen(port: number): Promise<void> {
+    const http = createServer((req, res) => {
+      if (req.method === "POST") this.posts++;
+      const failure = req.method === "POST" ? this.failures[0] : undefined;
+      if (failure) {
+        if (--failure.count <= 0) this.failures.shift();
+        res.writeHead(failure.status, { "content-type": failure.contentType ?? "text/plain", ...failure.headers }).end(failure.body ?? `planned failure ${failure.status}`);
+        return;
+      }
+      void this.serve!(req, res);
+    });
+    http.on("connection", (socket) => {
+      this.sockets.add(socket);
+      socket.on("close", () => this.sockets.delete(socket));
+    });
+    this.http = http;
+    await new Promise<void>((resolve, reject) => {
+      http.once("error", reject);
+      http.listen(port, "127.0.0.1", () => resolve());
+    });
+    this.port = (http.address() as { port: number }).port;
   }
 
   private perRequest(build: () => McpServer | Server, legacy: "stateless" | "reject"): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-    const handler = createMcpHandler(() => build() as McpServer, { legacy });
+    const handler = createMcpHandler(() => build() as McpServer, { legacy, ...(this.options.responseMode ? { responseMode: this.options.responseMode } : {}) });
     this.closeHandler = () => handler.close();
     const node = toNodeHandler(handler);
     return async (req, res) => node(req, res);
