@@ -75,6 +75,17 @@ export interface ToolsChangedEvent {
   removed: string[];
 }
 
+/** A tool call running as an MCP Task changed status (or status message): progress a UI can show. */
+export interface TaskEvent {
+  type: "task";
+  toolName: string;
+  serverName: string;
+  taskId: string;
+  status: "working" | "input_required" | "completed" | "failed" | "cancelled";
+  /** The server's status message, when it gave one. */
+  message?: string;
+}
+
 /** A server's circuit opened: calls fail at once with `circuit_open`. */
 export interface CircuitOpenEvent {
   type: "circuit_open";
@@ -115,6 +126,7 @@ export type McpEvent =
   | ErrorEvent
   | ReconnectEvent
   | ToolsChangedEvent
+  | TaskEvent
   | CircuitOpenEvent
   | HalfOpenEvent
   | CircuitCloseEvent

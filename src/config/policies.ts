@@ -115,6 +115,13 @@ export const ToolPolicySchema = options({
   fallback: custom<string | FallbackFunction>("a server name or a function", (v) => typeof v === "string" || typeof v === "function").optional(),
   /** Overrides the tool's annotations: is repeating this tool harmless? */
   idempotent: flag().optional(),
+  /**
+   * Run calls as MCP Tasks (2025-11-25): `"auto"` for tools that require it and for tools that
+   * allow it when their timeout is a minute or more; `"always"` whenever the tool allows it;
+   * `"never"`. The timeout bounds the whole task.
+   * @default "auto"
+   */
+  task: oneOf(["auto", "always", "never"]).default("auto"),
 });
 export interface ToolPolicy extends z.input<typeof ToolPolicySchema> {}
 

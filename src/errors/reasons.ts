@@ -119,6 +119,12 @@ export const REASONS = {
   capability_missing: reason("client", false, "not_sent", "capability not supported by the server", "use_another_tool"),
   circuit_open: reason("client", true, "not_sent", "circuit open: the server is failing", "try_later", { byGuard: true }),
 
+  // Tasks: the server's own word on a task-augmented call after it created the task. The task may
+  // have done some or all of its work, and repeating the call starts it again from the beginning.
+  task_cancelled: reason("protocol", false, "unknown", "the server cancelled the task", "use_another_tool"),
+  // The task id is unknown to the server (its ttl ran out, or it restarted): nothing is left to ask about.
+  task_lost: reason("protocol", false, "unknown", "the server no longer knows the task", "use_another_tool"),
+
   // Domain: the tool ran and answered `isError: true`.
   tool_not_found: reason("domain", false, "not_sent", "tool not found", "stale_tool_list"),
   tool_error: reason("domain", false, "executed", "tool error", "read_tool_message"),

@@ -8,6 +8,15 @@ import { decidedByCaller } from "./reasons.js";
 export type RetryUnknownOutcome = "idempotent" | boolean;
 
 /**
+ * Does a repeat of this call only ask about a task the server already holds (`data.resumeTask`,
+ * set by a call that ran as an MCP Task and lost its connection)? Asking runs nothing again.
+ */
+export function resumesTask(error: McpToolError): boolean {
+  const data = error.data as { resumeTask?: unknown } | undefined;
+  return typeof data === "object" && data !== null && typeof data.resumeTask === "string";
+}
+
+/**
  * The safe-repeat rule, the one place it is written: a failure may be repeated when it is
  * transient, was not the caller's own decision, and either the server certainly did not
  * run the tool (`not_sent`) or repeating it is harmless (`idempotent`, as
@@ -17,6 +26,6 @@ export type RetryUnknownOutcome = "idempotent" | boolean;
  */
 export function isSafeToRetry(error: McpToolError, idempotent = false, retryUnknownOutcome: RetryUnknownOutcome = "idempotent"): boolean {
   if (!error.transient || decidedByCaller(error.reason)) return false;
-  if (error.outcome === "not_sent") return true;
+  if (error.outcome === "not_sent" || resumesTask(error)) return true;
   return retryUnknownOutcome === true || (retryUnknownOutcome === "idempotent" && idempotent);
 }

@@ -9,6 +9,7 @@ import { redactError, type ModelTextOptions } from "../errors/text.js";
 import { collectSecrets } from "../config/secrets.js";
 import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType } from "../events.js";
 import { callToolOnce, connectionDeathKey, type ToolTarget } from "../mcp/callTool.js";
+import type { TaskCall } from "../mcp/taskCall.js";
 import type { ProtocolEra } from "../mcp/clients.js";
 import { Connection } from "../mcp/Connection.js";
 import { convertResult, withFallbackNote } from "../mcp/content.js";
@@ -290,8 +291,14 @@ export class McpToolkit extends BaseToolkit {
   private call(runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, nested = false): Promise<WithFallback<CallToolResult>> {
     const { identity, policy, target } = runtime;
     const context = { toolName: identity.exposedName, serverName: identity.serverName };
+    // Shared by the call's attempts: a task this call created is asked about again, not re-run.
+    const task: TaskCall = {
+      policy: policy.task,
+      timeoutMs: policy.timeoutMs,
+      onStatus: (status, message, taskId) => this.events.emit({ type: "task", ...context, taskId, status, ...(message ? { message } : {}) }),
+    };
     const once = refreshingOnToolNotFound(target.connection, identity.mcpName, (scope: AttemptScope, n: number, meta?: Record<string, string>) =>
-      callToolOnce(target, args, scope, n, context, signal, meta),
+      callToolOnce(target, args, scope, n, context, signal, meta, task),
     );
     return runPipeline<CallToolResult>(
       {

@@ -31,6 +31,7 @@ export const RUN_EVENT_NAMES = {
   retry: "mcp_retry",
   fallback: "mcp_fallback",
   reconnect: "mcp_reconnect",
+  task: "mcp_task",
   circuit_open: "mcp_circuit_open",
   half_open: "mcp_half_open",
   circuit_close: "mcp_circuit_close",

@@ -2,6 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { callToolWith, isV2Client, type AnyClient, type CallOptions, type CallParams } from "./clients.js";
 import { withInputRounds } from "./input.js";
 import { withRequestIds } from "./requestScope.js";
+import { runsAsTask, taskAttempt, type TaskCall } from "./taskCall.js";
 import { isControlFlow } from "../errors/controlFlow.js";
 import { fromResult } from "../errors/fromResult.js";
 import { McpToolError } from "../errors/McpToolError.js";
@@ -38,6 +39,7 @@ export async function callToolOnce(
   context: CallContext,
   callerSignal: AbortSignal | undefined,
   meta?: Record<string, string>,
+  task?: TaskCall,
 ): Promise<CallToolResult> {
   const { connection } = target;
   let lease: Lease | undefined;
@@ -48,7 +50,7 @@ export async function callToolOnce(
   const params = { name: target.mcpName, arguments: args, ...(meta ? { _meta: meta } : {}) };
   try {
     const live = connection.current();
-    if (live && !connection.tracksStreams && scope.sdkCanBound) {
+    if (live && !connection.tracksStreams && scope.sdkCanBound && !runsAsTask(task, live.client, connection, target.mcpName)) {
       // The common case: a live connection whose requests nothing outside needs to end. The
       // SDK's own timer bounds the call (and cancels it on the server) and the caller's signal
       // goes straight to it: no controller, timer or listener of ours.
@@ -75,13 +77,18 @@ export async function callToolOnce(
       };
       // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
       abortedBeforeSend = scope.signal.aborted;
-      result = await withRequestIds(ids, () =>
-        sendCall(connection, client, params, context, scope.signal, {
-          signal: scope.signal,
-          timeout: target.sdkTimeoutMs,
-          ...(target.resetTimeoutOnProgress ? { onprogress: scope.progress } : {}),
-        }),
-      );
+      const here = { ...context, attempts: attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) };
+      // A task's polls are not tied to the call's controller: each poll's stream ends as it
+      // answers while the call goes on, and a lost connection must not cancel the task.
+      result = runsAsTask(task, client, connection, target.mcpName)
+        ? await taskAttempt(client, params, task, scope, here, target.sdkTimeoutMs)
+        : await withRequestIds(ids, () =>
+            sendCall(connection, client, params, context, scope.signal, {
+              signal: scope.signal,
+              timeout: target.sdkTimeoutMs,
+              ...(target.resetTimeoutOnProgress ? { onprogress: scope.progress } : {}),
+            }),
+          );
     }
   } catch (thrown) {
     if (isControlFlow(thrown)) throw thrown;

@@ -11,6 +11,8 @@ export interface ResolvedPolicy {
   fallback?: string | FallbackFunction;
   /** Is repeating this tool harmless? From config, else from trusted annotations. */
   idempotent: boolean;
+  /** When calls run as MCP Tasks. */
+  task: "auto" | "always" | "never";
 }
 
 export interface ToolIdentity {
@@ -112,6 +114,7 @@ export function resolvePolicy(tool: ToolIdentity, config: McpToolkitConfig): Res
     timeoutMs: pick("timeoutMs") ?? server?.timeoutMs ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     resetTimeoutOnProgress: pick("resetTimeoutOnProgress") ?? false,
     idempotent: pick("idempotent") ?? annotated,
+    task: pick("task") ?? "auto",
   };
   const maxTotal = pick("maxTotalTimeoutMs");
   if (maxTotal !== undefined) policy.maxTotalTimeoutMs = maxTotal;

@@ -1,0 +1,82 @@
+/**
+ * A tool call that runs as an MCP Task, across its attempts: the task id it created is kept, so
+ * an attempt after a lost connection asks about the same task instead of running the tool again.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { McpToolError } from "../errors/McpToolError.js";
+import type { CallContext } from "../policy/abort.js";
+import type { AttemptScope } from "../policy/TimeoutPolicy.js";
+import type { AnyClient, CallParams } from "./clients.js";
+import type { Connection } from "./Connection.js";
+import { runAsTask, supportsToolTasks, type TaskPolicy, type TaskStatus } from "./tasks.js";
+
+/** A timeout this long or longer makes `task: "auto"` run a tool that allows tasks as one. */
+export const LONG_TIMEOUT_MS = 60_000;
+
+/** One logical call's task, shared by its attempts. */
+export interface TaskCall {
+  policy: TaskPolicy;
+  /** The call's timeout, which bounds the whole task. */
+  timeoutMs: number;
+  /** The task this call created and has not seen end. */
+  id?: string;
+  onStatus?: (status: TaskStatus, message: string | undefined, taskId: string) => void;
+}
+
+/** Does this call run as a task on this client? */
+export function runsAsTask(task: TaskCall | undefined, client: AnyClient, connection: Connection, mcpName: string): task is TaskCall {
+  if (!task || task.policy === "never") return false;
+  if (task.id !== undefined) return true;
+  if (!supportsToolTasks(client)) return false;
+  const support = connection.tools.find((t) => t.name === mcpName)?.execution?.taskSupport;
+  if (support === "required") return true;
+  return support === "optional" && (task.policy === "always" || task.timeoutMs >= LONG_TIMEOUT_MS);
+}
+
+const ENDED: readonly TaskStatus[] = ["completed", "failed", "cancelled"];
+
+/**
+ * One attempt of a task call: creates the task, or resumes the one an earlier attempt created.
+ * Our timer (the attempt's signal) bounds it, and the task is cancelled on the server when it
+ * fires or the caller aborts. A failure that leaves the task running (a lost connection) says
+ * so in `data.resumeTask`, which makes a repeat safe for any tool.
+ */
+export async function taskAttempt(client: AnyClient, params: CallParams, task: TaskCall, scope: AttemptScope, context: CallContext, backstopMs: number): Promise<CallToolResult> {
+  try {
+    const result = await runAsTask(client, params, {
+      signal: scope.signal,
+      timeoutMs: backstopMs,
+      ...(task.id !== undefined ? { resume: { taskId: task.id } } : {}),
+      onCreated: (id) => (task.id = id),
+      onStatus: (status, message, id) => {
+        if (ENDED.includes(status)) task.id = undefined;
+        task.onStatus?.(status, message, id);
+      },
+      context,
+    });
+    task.id = undefined;
+    return result;
+  } catch (thrown) {
+    if (!(thrown instanceof McpToolError)) throw thrown;
+    if (scope.timedOut && thrown.reason === "cancelled") {
+      task.id = undefined;
+      const cancelled = (thrown.data as { taskCancelled?: boolean } | undefined)?.taskCancelled === true;
+      return Promise.reject(
+        McpToolError.of("request_timeout", `The task ran past the ${scope.options.timeoutMs} ms timeout; ${cancelled ? "it was cancelled on the server" : "cancelling it on the server was not confirmed"}.`, {
+          ...context,
+          outcome: "unknown",
+          cause: thrown,
+          ...(thrown.data !== undefined ? { data: thrown.data } : {}),
+        }),
+      );
+    }
+    const id = task.id;
+    if (id === undefined || !thrown.transient || thrown.reason === "request_timeout" || thrown.reason === "cancelled") {
+      if (!thrown.transient) task.id = undefined;
+      throw thrown;
+    }
+    const data = thrown.data;
+    if (data !== undefined && (typeof data !== "object" || data === null || Array.isArray(data))) throw thrown;
+    throw thrown.with({ data: { ...(data as Record<string, unknown> | undefined), resumeTask: id } });
+  }
+}
