@@ -41,8 +41,22 @@ export function answerRequests(client: Client, handler: InputHandler | undefined
   const elicit = handler?.elicit;
   const sample = handler?.sample;
   const context = (signal: AbortSignal | undefined): InputContext => ({ serverName, era: "legacy", ...(signal ? { signal } : {}) });
-  if (elicit) client.setRequestHandler("elicitation/create", (request, ctx) => elicit(request.params, context(ctx.mcpReq?.signal)));
+  if (elicit) client.setRequestHandler("elicitation/create", async (request, ctx) => withDefaults(request.params, await elicit(request.params, context(ctx.mcpReq?.signal))));
   if (sample) client.setRequestHandler("sampling/createMessage", (request, ctx) => sample(request.params, context(ctx.mcpReq?.signal)));
+}
+
+/**
+ * An accepted form answer gets the schema's defaults for the fields it left out (SEP-1034): a
+ * person who accepts a form with defaults accepts those values.
+ */
+export function withDefaults(request: ElicitRequest["params"], result: ElicitResult): ElicitResult {
+  const schema = (request as { requestedSchema?: { properties?: Record<string, { default?: unknown }> } }).requestedSchema;
+  if (result.action !== "accept" || request.mode === "url" || !schema?.properties) return result;
+  const content: Record<string, unknown> = { ...(result.content ?? {}) };
+  for (const [field, property] of Object.entries(schema.properties)) {
+    if (!(field in content) && property.default !== undefined) content[field] = property.default;
+  }
+  return { ...result, content: content as ElicitResult["content"] };
 }
 
 interface InputRequired {
@@ -91,7 +105,7 @@ async function answer(request: { method: string; params?: unknown }, rounds: Inp
   const server = context.serverName;
   if (request.method === "elicitation/create") {
     const params = request.params as ElicitRequest["params"];
-    if (handler?.elicit) return handler.elicit(params, context);
+    if (handler?.elicit) return withDefaults(params, await handler.elicit(params, context));
     const what = params.mode === "url" ? `a person to visit ${String((params as { url?: unknown }).url)}` : "a person's answer";
     throw McpToolError.of("elicitation_required", `Server '${server}' needs ${what} before it can run the tool: ${params.message}`, { serverName: server });
   }

@@ -86,6 +86,29 @@ describe("an elicitation handler", () => {
   });
 });
 
+describe("an accepted form without some fields (SEP-1034)", () => {
+  it.each(["modern", "legacy-session"] as const)("gets the schema's defaults for them (%s)", async (mode) => {
+    const http = later(
+      await startV2Http({
+        mode,
+        build: () => {
+          const server = new McpServer({ name: "defaults", version: "1.0.0" });
+          server.registerTool("profile", { description: "Asks for a profile.", inputSchema: z.object({}) }, async (_args, ctx) => {
+            const answer = (ctx.mcpReq.inputResponses as Record<string, { content?: unknown }> | undefined)?.profile;
+            if (answer) return { content: [{ type: "text", text: JSON.stringify(answer.content) }] };
+            const requestedSchema = { type: "object" as const, properties: { name: { type: "string" as const, default: "John Doe" }, age: { type: "integer" as const, default: 30 }, note: { type: "string" as const } } };
+            return inputRequired({ inputRequests: { profile: inputRequired.elicit({ message: "Your profile?", requestedSchema }) } });
+          });
+          return server;
+        },
+      }),
+    );
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href, inputHandler: { elicit: async () => ({ action: "accept", content: { age: 41 } }) } } } }));
+    const reply = await invoke(toolkit, "profile", {});
+    expect(JSON.parse(reply.content)).toEqual({ name: "John Doe", age: 41 });
+  });
+});
+
 describe("langGraphInputHandler", () => {
   it("pauses the graph on the server's question and, resumed with the answer, completes the call; the tool ran once", async () => {
     const { http, toolkit } = await toolkitOn("modern", { inputHandler: langGraphInputHandler() });
