@@ -82,6 +82,14 @@ const cases: [file: string, expected: (string | RegExp)[]][] = [
     ],
   ],
   [
+    "examples/long-task.ts",
+    ["  [task working] Gathering sources...", /\[task completed\]/, "result [success]: # Research Report: tidal energy"],
+  ],
+  [
+    "examples/langgraph-interrupt.ts",
+    ['paused: billing asks "Refund order 7?" (refunds so far: 0)', "resumed: Refunded order 7. (refunds: 1)"],
+  ],
+  [
     "examples/otel-trace.ts",
     [
       "execute_tool search: 2 attempts, tool call call_1, circuit closed",
