@@ -94,9 +94,10 @@ export const DEFAULT_TOOLKIT_OPTIONS = defaultsOf(McpToolkitConfigSchema);
 export const DEFAULT_CONNECT_TIMEOUT_MS = DEFAULT_SERVER_OPTIONS.connectTimeoutMs;
 export const DEFAULT_MAX_INPUT_ROUNDS = DEFAULT_SERVER_OPTIONS.maxInputRounds;
 export const DEFAULT_STDERR_LINES = defaultsOf(StdioServerConfigSchema).stderrLines;
-/** How long an HTTP server's connections may idle before a call checks them first (`keepAliveCheckAfterMs`). */
+/** The protocol era a stdio server is spoken to in, unless its `era` says otherwise; and an HTTP server's. */
 export const DEFAULT_STDIO_ERA = defaultsOf(StdioServerConfigSchema).era;
 export const DEFAULT_HTTP_ERA = defaultsOf(HttpServerConfigSchema).era;
+/** How long an HTTP server's connections may idle before a call checks them first (`keepAliveCheckAfterMs`). */
 export const DEFAULT_KEEPALIVE_CHECK_AFTER_MS = defaultsOf(HttpServerConfigSchema).keepAliveCheckAfterMs;
 /** The per-attempt timeout of a tool whose policy, server and toolkit set none. */
 export const DEFAULT_TIMEOUT_MS = DEFAULT_TOOLKIT_OPTIONS.timeoutMs;

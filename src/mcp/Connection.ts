@@ -10,6 +10,7 @@ import { connectTransport, newClient, withConnectTimeout, type ConnectAttempt, t
 import { StreamLostError, terminateSession, ToolkitClosedError } from "./connectionEnds.js";
 import { EraMemory, eraSetting, probeTimeoutMs } from "./era.js";
 import type { InputHandler } from "./input.js";
+import { watchTools } from "./toolWatch.js";
 import { StderrTail, type TransportProbe } from "./transports.js";
 
 export { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
@@ -53,6 +54,8 @@ export class Connection {
   /** Told when the server's tool list changed after the connect that listed it. */
   onToolsChanged: (() => void) | undefined;
   private readonly eras = new EraMemory();
+  /** Stops hearing the current client's tool-list changes. */
+  private stopWatchingTools: () => void = () => {};
   /** How the last connection ended, for error messages. */
   lastExit: ExitInfo | undefined;
 
@@ -274,12 +277,29 @@ export class Connection {
       ({ client, transport } = await this.connectOwn(config, attempt));
     }
     let tools: Tool[];
+    let watching = { ready: Promise.resolve(), stop: () => {} };
     try {
       // Until this connect is done, a timeout must be able to close what it opened.
       if (this.ownsClient) this.pending.transport = transport;
+      if (this.ownsClient) {
+        const own = client as Client;
+        watching = watchTools(
+          own,
+          (listed) => {
+            if (own !== this.client) return;
+            this.tools = listed;
+            this.onToolsChanged?.();
+          },
+          // A quarter of the connect timeout, at most 2 s: a server slow to acknowledge the
+          // stream delays the connect that long, then the toolkit goes on without live lists.
+          Math.max(1, Math.min(2_000, Math.floor(this.connectTimeoutMs / 4))),
+        );
+        await watching.ready;
+      }
       tools = await listAllTools(client);
       if (attempt.abandoned) throw new Error("The connect was abandoned after its timeout.");
     } catch (error) {
+      watching.stop();
       if (this.ownsClient) await client.close().catch(() => undefined);
       throw error;
     } finally {
@@ -287,7 +307,10 @@ export class Connection {
     }
     const generation = ++this.generation;
     if (this.ownsClient) this.eras.connected(generation);
-    if (this.ownsClient) this.watch(client as Client, generation);
+    if (this.ownsClient) {
+      this.watch(client as Client, generation);
+      this.stopWatchingTools = watching.stop;
+    }
     this.client = client;
     this.transport = transport;
     this.userTransport = this.ownsClient ? undefined : transport;
@@ -298,16 +321,11 @@ export class Connection {
 
   /** Opens our own client, in the era its config asks for or the one the last connect learnt. */
   private connectOwn(config: Exclude<ServerConfig, { client: unknown }>, attempt: ConnectAttempt): Promise<{ client: Client; transport: Transport }> {
-    const onTools = (client: Client, tools: Tool[]) => {
-      if (client !== this.client) return;
-      this.tools = tools;
-      this.onToolsChanged?.();
-    };
     const probeMs = probeTimeoutMs(config.transport, this.connectTimeoutMs);
     const open = (choice: EraChoice) => {
       const input = { handler: config.inputHandler, serverName: this.name };
-      const client = newClient(this.clientInfo, choice, probeMs, onTools, input);
-      const legacy = () => newClient(this.clientInfo, { era: "legacy" }, probeMs, onTools, input);
+      const client = newClient(this.clientInfo, choice, probeMs, input);
+      const legacy = () => newClient(this.clientInfo, { era: "legacy" }, probeMs, input);
       return connectTransport(client, config, this.probe, this.stderr, this.pending, choice, legacy);
     };
     return this.eras.open(eraSetting(config), attempt, open, () => this.probe.responses.clear());
@@ -333,6 +351,8 @@ export class Connection {
   }
 
   private async disposeClient(options: { terminate?: boolean } = {}): Promise<void> {
+    this.stopWatchingTools();
+    this.stopWatchingTools = () => {};
     const client = this.client;
     const transport = this.transport;
     this.client = undefined;

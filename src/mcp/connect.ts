@@ -5,7 +5,6 @@
  */
 import { Client, SdkHttpError, type PriorDiscovery, type Transport } from "@modelcontextprotocol/client";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { EraSetting, ServerConfig } from "../config/index.js";
 import { jsonRpcErrorIn } from "../errors/classify/http.js";
 import { answerRequests, inputCapabilities, type InputHandler } from "./input.js";
@@ -56,45 +55,24 @@ export interface EraChoice {
   prior?: PriorDiscovery;
 }
 
-/** Called with a server's new tool list after it said the list changed. */
-export type ToolsListener = (client: Client, tools: Tool[]) => void;
-
 /**
- * Builds the toolkit's client for one connect, negotiating as `choice` says. With `onTools`, a
- * server that announces tool-list changes is listed again on each (debounced; in 2026-07-28 the
- * SDK opens the `subscriptions/listen` stream that carries them).
+ * Builds the toolkit's client for one connect, negotiating as `choice` says, declaring and
+ * answering the input requests `input` handles.
  */
 export function newClient(
   clientInfo: { name: string; version: string },
   choice: EraChoice,
   probeTimeoutMs: number,
-  onTools?: ToolsListener,
   input?: { handler: InputHandler | undefined; serverName: string },
 ): Client {
   const mode = choice.era === "modern" ? { pin: MODERN_VERSION } : choice.era;
   const client: Client = new Client(clientInfo, {
     capabilities: inputCapabilities(input?.handler),
     ...(mode === "legacy" ? {} : { versionNegotiation: { mode, probe: { timeoutMs: probeTimeoutMs } } }),
-    ...(onTools
-      ? {
-          listChanged: {
-            tools: {
-              debounceMs: TOOLS_DEBOUNCE_MS,
-              onChanged: (error: Error | null, tools: unknown[] | null) => {
-                // A failed re-list changes nothing: the next call's tool_not_found lists again.
-                if (!error && tools) onTools(client, tools as Tool[]);
-              },
-            },
-          },
-        }
-      : {}),
   });
   if (input) answerRequests(client, input.handler, input.serverName);
   return client;
 }
-
-/** How long a burst of list_changed notifications is gathered before listing once. */
-const TOOLS_DEBOUNCE_MS = 50;
 
 /** The revision `era: "modern"` pins. */
 export const MODERN_VERSION = "2026-07-28";
