@@ -28,6 +28,8 @@ export interface BenchPlan {
   throughput: { rounds: number; seconds: number };
   /** Rounds × calls held in flight per subject. */
   heap: { rounds: number; inFlight: number };
+  /** Connect-then-close trials per endpoint and era setting. */
+  connect: { trials: number };
   /** The whole run is stopped (and reported as failed) past this, in ms. */
   watchdogMs: number;
 }
@@ -54,6 +56,7 @@ export function planFor(argv: readonly string[]): BenchPlan {
     restart: pick({ trials: 5, deadlineMs: 3000 }, { trials: 25, deadlineMs: 5000 }),
     throughput: pick({ rounds: 1, seconds: 0.5 }, { rounds: 3, seconds: 1 }),
     heap: pick({ rounds: 2, inFlight: 300 }, { rounds: 4, inFlight: 600 }),
+    connect: { trials: pick(5, 16) },
     watchdogMs: pick(240_000, 12 * 60_000),
   };
 }
