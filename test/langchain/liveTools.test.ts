@@ -111,3 +111,18 @@ describe("a tool_not_found from the server", () => {
     expect(state.lists).toBe(2);
   });
 });
+
+describe("a 2026-07-28 server that never acknowledges the tool-list stream", () => {
+  it("costs the connect a bounded wait, not the connect: the toolkit connects and calls work", async () => {
+    const { startV2Http } = await import("../servers/v2/http.js");
+    const { startFaultProxy } = await import("../servers/proxy/faultProxy.js");
+    const http = later(await startV2Http({ mode: "modern" }));
+    const proxy = later(await startFaultProxy(http.url));
+    proxy.plan({ kind: "stall" }, { rpc: "subscriptions/listen" });
+    // The stream's acknowledgement may take a quarter of connectTimeoutMs (1 s here); waiting for
+    // it under the connect's own timeout, as the SDK's listChanged option does, fails the connect.
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: proxy.url.href, connectTimeoutMs: 4_000 } } }));
+    expect(proxy.seen.some((r) => r.rpc === "subscriptions/listen" && r.fault === "stall")).toBe(true);
+    expect((await invoke(toolkit, toolkit.getTool("echo"), { text: "still here" })).content).toBe("still here");
+  });
+});

@@ -23,6 +23,8 @@ export type ProxyFault =
 
 interface Plan {
   fault: ProxyFault;
+  /** The JSON-RPC method it hits. @default "tools/call" */
+  rpc?: string;
   /** Which tools/call it hits: by the `key` argument, or the next one. */
   key?: string;
   count: number;
@@ -65,9 +67,9 @@ export class FaultProxy {
     return new URL(`${this.upstream.pathname}${this.upstream.search}`, `http://127.0.0.1:${this.port}`);
   }
 
-  /** Plans `fault` for the next `count` tools/call requests (for one `key` argument, if given). */
-  plan(fault: ProxyFault, options: { key?: string; count?: number } = {}): void {
-    this.plans.push({ fault, count: options.count ?? 1, ...(options.key !== undefined ? { key: options.key } : {}) });
+  /** Plans `fault` for the next `count` tools/call requests (for one `key` argument, if given), or requests of another `rpc` method. */
+  plan(fault: ProxyFault, options: { key?: string; count?: number; rpc?: string } = {}): void {
+    this.plans.push({ fault, count: options.count ?? 1, ...(options.key !== undefined ? { key: options.key } : {}), ...(options.rpc !== undefined ? { rpc: options.rpc } : {}) });
   }
 
   async start(): Promise<this> {
@@ -94,8 +96,8 @@ export class FaultProxy {
   }
 
   private take(rpc: string | undefined, key: string | undefined): ProxyFault | undefined {
-    if (rpc !== "tools/call") return undefined;
-    const i = this.plans.findIndex((p) => p.key === undefined || p.key === key);
+    const i = this.plans.findIndex((p) => (p.rpc ?? "tools/call") === rpc && (p.key === undefined || p.key === key));
+    if (i < 0 && rpc !== "tools/call") return undefined;
     if (i < 0) return this.options.decide?.(key === undefined ? {} : { key });
     const plan = this.plans[i]!;
     if (--plan.count <= 0) this.plans.splice(i, 1);
