@@ -1,7 +1,8 @@
 /**
  * Live tool lists: tools a server adds or removes while the toolkit runs, announced with
- * notifications/tools/list_changed or discovered through a tool_not_found. Real v1 servers over
- * streamable HTTP (the 2025 era, where the announcement rides the session's event stream).
+ * notifications/tools/list_changed or discovered through a tool_not_found. Real servers over
+ * streamable HTTP in both eras: v1 (2025, the announcement rides the session's event stream)
+ * and v2 (2026-07-28, on the subscriptions/listen stream the toolkit opens).
  */
 import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -124,5 +125,54 @@ describe("a 2026-07-28 server that never acknowledges the tool-list stream", () 
     const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: proxy.url.href, connectTimeoutMs: 4_000 } } }));
     expect(proxy.seen.some((r) => r.rpc === "subscriptions/listen" && r.fault === "stall")).toBe(true);
     expect((await invoke(toolkit, toolkit.getTool("echo"), { text: "still here" })).content).toBe("still here");
+  });
+});
+
+describe("a 2026-07-28 server that announces tool-list changes on the subscriptions/listen stream", () => {
+  it("offers the tool it adds, and a tool it removes answers tool_not_found without a call", async () => {
+    const { createServer } = await import("node:http");
+    const { toNodeHandler } = await import("@modelcontextprotocol/node");
+    const { createMcpHandler, McpServer: V2McpServer } = await import("@modelcontextprotocol/server");
+    const { z } = await import("zod");
+    // One tool set shared by the per-request server instances; a change is published to every
+    // open listen stream through the handler's notifier.
+    const tools = new Set(["grow", "shrink"]);
+    const calls: string[] = [];
+    let notify = () => {};
+    const build = () => {
+      const server = new V2McpServer({ name: "growing-2026", version: "1.0.0" });
+      const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
+      if (tools.has("grow")) server.registerTool("grow", { description: "Adds 'extra'.", inputSchema: z.object({}) }, async () => (tools.add("extra"), notify(), text("grown")));
+      if (tools.has("shrink")) server.registerTool("shrink", { description: "Removes 'extra'.", inputSchema: z.object({}) }, async () => (tools.delete("extra"), notify(), text("shrunk")));
+      if (tools.has("extra")) server.registerTool("extra", { description: "Appears later.", inputSchema: z.object({}) }, async () => (calls.push("extra"), text("extra ran")));
+      return server;
+    };
+    const handler = createMcpHandler(build, { legacy: "reject" });
+    notify = () => handler.notify.toolsChanged();
+    const node = toNodeHandler(handler);
+    const http = createServer((req, res) => void node(req, res));
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    cleanups.push(async () => {
+      await handler.close();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    });
+    const url = `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`;
+    const events: McpEvent[] = [];
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url } }, onEvent: (e) => events.push(e) }));
+    expect(toolkit.protocolEra("s")).toBe("modern");
+
+    await invoke(toolkit, toolkit.getTool("grow"));
+    await eventually(() => expect(toolkit.getTools().map((t) => t.name)).toContain("extra"));
+    const held = toolkit.getTool("extra")!;
+    expect((await invoke(toolkit, held)).content).toBe("extra ran");
+
+    await invoke(toolkit, toolkit.getTool("shrink"));
+    await eventually(() => expect(toolkit.getTool("extra")).toBeUndefined());
+    expect(events.filter((e) => e.type === "tools_changed")).toEqual([
+      { type: "tools_changed", serverName: "s", added: ["extra"], removed: [] },
+      { type: "tools_changed", serverName: "s", added: [], removed: ["extra"] },
+    ]);
+    expect((await invoke(toolkit, held)).error).toMatchObject({ reason: "tool_not_found", outcome: "not_sent" });
+    expect(calls).toEqual(["extra"]);
   });
 });
