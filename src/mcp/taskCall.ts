@@ -8,10 +8,7 @@ import type { CallContext } from "../policy/abort.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
 import type { AnyClient, CallParams } from "./clients.js";
 import type { Connection } from "./Connection.js";
-import { runAsTask, supportsToolTasks, type TaskPolicy, type TaskStatus } from "./tasks.js";
-
-/** A timeout this long or longer makes `task: "auto"` run a tool that allows tasks as one. */
-export const LONG_TIMEOUT_MS = 60_000;
+import { runAsTask, shouldRunAsTask, type TaskPolicy, type TaskStatus } from "./tasks.js";
 
 /** One logical call's task, shared by its attempts. */
 export interface TaskCall {
@@ -25,12 +22,10 @@ export interface TaskCall {
 
 /** Does this call run as a task on this client? */
 export function runsAsTask(task: TaskCall | undefined, client: AnyClient, connection: Connection, mcpName: string): task is TaskCall {
-  if (!task || task.policy === "never") return false;
+  if (!task) return false;
+  // A task this call created is asked about again, whatever the policy says.
   if (task.id !== undefined) return true;
-  if (!supportsToolTasks(client)) return false;
-  const support = connection.tools.find((t) => t.name === mcpName)?.execution?.taskSupport;
-  if (support === "required") return true;
-  return support === "optional" && (task.policy === "always" || task.timeoutMs >= LONG_TIMEOUT_MS);
+  return shouldRunAsTask(task.policy, client, connection.tools.find((t) => t.name === mcpName), task.timeoutMs);
 }
 
 const ENDED: readonly TaskStatus[] = ["completed", "failed", "cancelled"];

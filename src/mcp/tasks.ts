@@ -91,11 +91,18 @@ export function supportsToolTasks(client: AnyClient): boolean {
   return capabilities?.tasks?.requests?.tools?.call !== undefined;
 }
 
-/** Should this call run as a task, by `policy`, the server's capabilities and the tool's `execution.taskSupport`? */
-export function shouldRunAsTask(policy: TaskPolicy, client: AnyClient, tool: { execution?: { taskSupport?: string } } | undefined): boolean {
+/** A timeout this long or longer makes `task: "auto"` run a tool that allows tasks as one. */
+export const LONG_TIMEOUT_MS = 60_000;
+
+/**
+ * Should this call run as a task, by `policy`, the server's capabilities and the tool's
+ * `execution.taskSupport`? `"auto"` runs a tool that allows tasks as one when its `timeoutMs`
+ * is long ({@link LONG_TIMEOUT_MS}).
+ */
+export function shouldRunAsTask(policy: TaskPolicy, client: AnyClient, tool: { execution?: { taskSupport?: string } } | undefined, timeoutMs = 0): boolean {
   if (policy === "never" || !supportsToolTasks(client)) return false;
   const support = tool?.execution?.taskSupport;
-  return support === "required" || (policy === "always" && support === "optional");
+  return support === "required" || (support === "optional" && (policy === "always" || timeoutMs >= LONG_TIMEOUT_MS));
 }
 
 /**

@@ -119,6 +119,8 @@ describe("simulate-research-query (server-everything) runs as a task, legacy era
     expect([shouldRunAsTask("auto", client, tool), shouldRunAsTask("always", client, tool), shouldRunAsTask("never", client, tool)]).toEqual([true, true, false]);
     const optional = { execution: { taskSupport: "optional" } };
     expect([shouldRunAsTask("auto", client, optional), shouldRunAsTask("always", client, optional)]).toEqual([false, true]);
+    // "auto" takes a task for a tool that allows one when the call may run a minute or more.
+    expect([shouldRunAsTask("auto", client, optional, 59_999), shouldRunAsTask("auto", client, optional, 60_000)]).toEqual([false, true]);
     expect(shouldRunAsTask("always", client, { execution: { taskSupport: "forbidden" } })).toBe(false);
   });
 });
