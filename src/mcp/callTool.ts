@@ -77,11 +77,10 @@ export async function callToolOnce(
       };
       // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
       abortedBeforeSend = scope.signal.aborted;
-      const here = { ...context, attempts: attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) };
       // A task's polls are not tied to the call's controller: each poll's stream ends as it
       // answers while the call goes on, and a lost connection must not cancel the task.
       result = runsAsTask(task, client, connection, target.mcpName)
-        ? await taskAttempt(client, params, task, scope, here, target.sdkTimeoutMs)
+        ? await taskAttempt(client, params, task, scope, { ...context, attempts: attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs)
         : await withRequestIds(ids, () =>
             sendCall(connection, client, params, context, scope.signal, {
               signal: scope.signal,

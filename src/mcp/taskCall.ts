@@ -4,7 +4,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { McpToolError } from "../errors/McpToolError.js";
-import type { CallContext } from "../policy/abort.js";
+import type { NormalizeContext } from "../errors/normalize.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
 import type { AnyClient, CallParams } from "./clients.js";
 import type { Connection } from "./Connection.js";
@@ -36,7 +36,7 @@ const ENDED: readonly TaskStatus[] = ["completed", "failed", "cancelled"];
  * fires or the caller aborts. A failure that leaves the task running (a lost connection) says
  * so in `data.resumeTask`, which makes a repeat safe for any tool.
  */
-export async function taskAttempt(client: AnyClient, params: CallParams, task: TaskCall, scope: AttemptScope, context: CallContext, backstopMs: number): Promise<CallToolResult> {
+export async function taskAttempt(client: AnyClient, params: CallParams, task: TaskCall, scope: AttemptScope, context: NormalizeContext, backstopMs: number): Promise<CallToolResult> {
   try {
     const result = await runAsTask(client, params, {
       signal: scope.signal,
@@ -58,7 +58,9 @@ export async function taskAttempt(client: AnyClient, params: CallParams, task: T
       const cancelled = (thrown.data as { taskCancelled?: boolean } | undefined)?.taskCancelled === true;
       return Promise.reject(
         McpToolError.of("request_timeout", `The task ran past the ${scope.options.timeoutMs} ms timeout; ${cancelled ? "it was cancelled on the server" : "cancelling it on the server was not confirmed"}.`, {
-          ...context,
+          ...(context.toolName ? { toolName: context.toolName } : {}),
+          ...(context.serverName ? { serverName: context.serverName } : {}),
+          ...(context.attempts ? { attempts: context.attempts } : {}),
           outcome: "unknown",
           cause: thrown,
           ...(thrown.data !== undefined ? { data: thrown.data } : {}),
