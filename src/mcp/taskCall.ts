@@ -8,7 +8,23 @@ import type { NormalizeContext } from "../errors/normalize.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
 import type { AnyClient, CallParams } from "./clients.js";
 import type { Connection } from "./Connection.js";
-import { runAsTask, shouldRunAsTask, type TaskPolicy, type TaskStatus } from "./tasks.js";
+import { runAsTask, supportsToolTasks, type TaskStatus } from "./tasks.js";
+
+export type TaskPolicy = "auto" | "always" | "never";
+
+/** A timeout this long or longer makes `task: "auto"` run a tool that allows tasks as one. */
+export const LONG_TIMEOUT_MS = 60_000;
+
+/**
+ * Should this call run as a task, by `policy`, the server's capabilities and the tool's
+ * `execution.taskSupport`? `"auto"` runs a tool that allows tasks as one when its `timeoutMs`
+ * is long ({@link LONG_TIMEOUT_MS}).
+ */
+export function shouldRunAsTask(policy: TaskPolicy, client: AnyClient, tool: { execution?: { taskSupport?: string } } | undefined, timeoutMs = 0): boolean {
+  if (policy === "never" || !supportsToolTasks(client)) return false;
+  const support = tool?.execution?.taskSupport;
+  return support === "required" || (support === "optional" && (policy === "always" || timeoutMs >= LONG_TIMEOUT_MS));
+}
 
 /** One logical call's task, shared by its attempts. */
 export interface TaskCall {

@@ -25,8 +25,6 @@ import { type AnyClient, eraOf } from "./clients.js";
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 
 /** When a tool call runs as a task: `auto` when the tool requires it, `always` when it allows it, `never`. */
-export type TaskPolicy = "auto" | "always" | "never";
-
 /** The defaults of {@link RunAsTaskOptions}, in one place. */
 export const TASK_DEFAULTS = {
   /** The poll interval when the server suggests none, ms. */
@@ -89,20 +87,6 @@ export function supportsToolTasks(client: AnyClient): boolean {
   if (eraOf(client) === "modern") return false;
   const capabilities = client.getServerCapabilities() as { tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined;
   return capabilities?.tasks?.requests?.tools?.call !== undefined;
-}
-
-/** A timeout this long or longer makes `task: "auto"` run a tool that allows tasks as one. */
-export const LONG_TIMEOUT_MS = 60_000;
-
-/**
- * Should this call run as a task, by `policy`, the server's capabilities and the tool's
- * `execution.taskSupport`? `"auto"` runs a tool that allows tasks as one when its `timeoutMs`
- * is long ({@link LONG_TIMEOUT_MS}).
- */
-export function shouldRunAsTask(policy: TaskPolicy, client: AnyClient, tool: { execution?: { taskSupport?: string } } | undefined, timeoutMs = 0): boolean {
-  if (policy === "never" || !supportsToolTasks(client)) return false;
-  const support = tool?.execution?.taskSupport;
-  return support === "required" || (support === "optional" && (policy === "always" || timeoutMs >= LONG_TIMEOUT_MS));
 }
 
 /**

@@ -10,21 +10,15 @@ import { inputRequired, McpServer } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { langGraphInputHandler, type McpInputInterrupt } from "../../src/agents.js";
-import { McpToolkit, type InputHandler, type McpToolError } from "../../src/index.js";
+import { McpToolkit, type InputHandler } from "../../src/index.js";
 import { closeAfterEach } from "../servers/cleanups.js";
+import { closesLater, replyOf } from "../servers/replies.js";
 import { startV2Http, type V2HttpMode } from "../servers/v2/http.js";
 
 const cleanups = closeAfterEach();
-const later = <T extends { close(): Promise<void> }>(thing: T): T => {
-  cleanups.push(() => thing.close());
-  return thing;
-};
+const later = closesLater(cleanups);
 
-let ids = 0;
-async function invoke(toolkit: McpToolkit, name: string, args: Record<string, unknown>) {
-  const message = await toolkit.getTool(name)!.invoke({ id: `i${++ids}`, name, args, type: "tool_call" });
-  return { content: String(message.content), error: message.status === "error" ? (message.artifact as McpToolError) : undefined };
-}
+const invoke = (toolkit: McpToolkit, name: string, args: Record<string, unknown>) => replyOf(toolkit.getTool(name), args);
 
 const accept: InputHandler = { elicit: async () => ({ action: "accept", content: { ok: true } }) };
 

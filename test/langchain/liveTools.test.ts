@@ -8,22 +8,16 @@ import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { McpToolkit, type McpEvent, type McpToolError } from "../../src/index.js";
+import { McpToolkit, type McpEvent } from "../../src/index.js";
 import { closeAfterEach } from "../servers/cleanups.js";
+import { closesLater, replyOf } from "../servers/replies.js";
 import { startHttpFixture } from "../servers/http.js";
 import { eventually } from "../errors/helpers.js";
 
 const cleanups = closeAfterEach();
-const later = <T extends { close(): Promise<void> }>(thing: T): T => {
-  cleanups.push(() => thing.close());
-  return thing;
-};
+const later = closesLater(cleanups);
 
-let ids = 0;
-async function invoke(toolkit: McpToolkit, tool: ReturnType<McpToolkit["getTool"]>, args: Record<string, unknown> = {}) {
-  const message = await tool!.invoke({ id: `l${++ids}`, name: tool!.name, args, type: "tool_call" });
-  return { content: String(message.content), error: message.status === "error" ? (message.artifact as McpToolError) : undefined };
-}
+const invoke = (_toolkit: McpToolkit, tool: ReturnType<McpToolkit["getTool"]>, args: Record<string, unknown> = {}) => replyOf(tool, args);
 
 describe("a server that announces tool-list changes", () => {
   it("offers a tool it adds, and a tool it removes answers tool_not_found without a call", async () => {

@@ -7,8 +7,9 @@ import { Client as V2Client, StreamableHTTPClientTransport as V2HttpTransport } 
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
-import { createMcpTools, McpToolkit, type McpToolError } from "../../src/index.js";
+import { createMcpTools, McpToolkit } from "../../src/index.js";
 import { closeAfterEach } from "../servers/cleanups.js";
+import { closesLater, replyOf } from "../servers/replies.js";
 import { startHttpFixture } from "../servers/http.js";
 import { startFaultProxy } from "../servers/proxy/faultProxy.js";
 import { buildV2ProtocolErrorServer } from "../servers/v2/fixture.js";
@@ -16,16 +17,9 @@ import { startV2Http } from "../servers/v2/http.js";
 import { v2StdioCommand } from "../servers/v2/stdio.js";
 
 const cleanups = closeAfterEach();
-const later = <T extends { close(): Promise<void> }>(thing: T): T => {
-  cleanups.push(() => thing.close());
-  return thing;
-};
+const later = closesLater(cleanups);
 
-let ids = 0;
-async function invoke(toolkit: McpToolkit, name: string, args: Record<string, unknown>) {
-  const message = await toolkit.getTool(name)!.invoke({ id: `n${++ids}`, name, args, type: "tool_call" });
-  return { content: String(message.content), error: message.status === "error" ? (message.artifact as McpToolError) : undefined };
-}
+const invoke = (toolkit: McpToolkit, name: string, args: Record<string, unknown>) => replyOf(toolkit.getTool(name), args);
 
 describe("era negotiation", () => {
   it("speaks 2026-07-28 to a v2 HTTP server and the 2025 revisions to a v1 one, by default", async () => {

@@ -5,22 +5,16 @@
  * task after reconnecting: the tool runs once.
  */
 import { describe, expect, it } from "vitest";
-import { McpToolkit, type McpEvent, type McpToolError } from "../../src/index.js";
+import { McpToolkit, type McpEvent } from "../../src/index.js";
 import { closeAfterEach } from "../servers/cleanups.js";
+import { closesLater, replyOf } from "../servers/replies.js";
 import { everythingStdioCommand } from "../servers/tasks/everything.js";
 import { startTaskFixture } from "../servers/tasks/http.js";
 
 const cleanups = closeAfterEach();
-const later = <T extends { close(): Promise<void> }>(thing: T): T => {
-  cleanups.push(() => thing.close());
-  return thing;
-};
+const later = closesLater(cleanups);
 
-let ids = 0;
-async function invoke(toolkit: McpToolkit, name: string, args: Record<string, unknown>, signal?: AbortSignal) {
-  const message = await toolkit.getTool(name)!.invoke({ id: `t${++ids}`, name, args, type: "tool_call" }, signal ? { signal } : {});
-  return { content: String(message.content), error: message.status === "error" ? (message.artifact as McpToolError) : undefined };
-}
+const invoke = (toolkit: McpToolkit, name: string, args: Record<string, unknown>, signal?: AbortSignal) => replyOf(toolkit.getTool(name), args, signal);
 
 describe("tools that run as tasks", () => {
   it("server-everything's simulate-research-query (task required) returns its report over stdio, with progress", async () => {
