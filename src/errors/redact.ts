@@ -95,12 +95,21 @@ export function redact(text: string, options: RedactOptions = {}): string {
     if (typeof p !== "string") out = out.replace(globalize(p), (m) => (m ? REDACTED : m));
   }
   out = redactWords(out, options.words);
-  out = out.replace(URL_CREDENTIALS, `$1${REDACTED}@`);
-  out = out.replace(QUERY_SECRET, `$1${REDACTED}`);
-  out = out.replace(AUTH_SCHEME, (_m, scheme: string) => `${scheme} ${REDACTED}`);
-  for (const re of BUILT_IN) out = out.replace(re, REDACTED);
-  return redactKeyValues(out);
+  // Each group of shapes runs only where its telltale is present: most error messages hold
+  // none, and one scan for it is much cheaper than the group's own scans.
+  if (out.includes("://")) out = out.replace(URL_CREDENTIALS, `$1${REDACTED}@`);
+  if (out.includes("=")) out = out.replace(QUERY_SECRET, `$1${REDACTED}`);
+  if (AUTH_HINT.test(out)) out = out.replace(AUTH_SCHEME, (_m, scheme: string) => `${scheme} ${REDACTED}`);
+  if (SHAPE_HINT.test(out)) for (const re of BUILT_IN) out = out.replace(re, REDACTED);
+  return KEY_HINT.test(out) && /[:=]/.test(out) ? redactKeyValues(out) : out;
 }
+
+// The telltales. Each matches wherever one of its group could (a superset: no lookarounds,
+// any case), so a skipped group could never have matched.
+const AUTH_HINT = /bearer|basic|token|digest/i;
+const SHAPE_HINT = /-----BEGIN|eyJ|sk-|gh[pousr]_|github_pat_|glpat-|xox|ya29\.|AIza|AKIA|ASIA|[sr]k_|npm_|hf_/;
+// Every key isSecretKey accepts holds one of these (camelCase ones too: "userPass" holds "pass").
+const KEY_HINT = /pass|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|cookie|session[_-]?id|auth/i;
 
 // Compiled per word list; a toolkit's list never changes.
 const wordPatterns = new WeakMap<readonly string[], RegExp | null>();
@@ -157,9 +166,12 @@ function redactedValue(v: string): string {
  * Every exact value to remove: the configured secrets and the caller's string patterns,
  * each also as it appears trimmed, JSON-escaped and URL-encoded. Longest first.
  */
-export function exactValues(options: RedactOptions): string[] {
+export function exactValues(options: RedactOptions): readonly string[] {
   const raw: string[] = [...(options.secrets ?? [])];
   for (const p of options.patterns ?? []) if (typeof p === "string") raw.push(p);
+  if (raw.length === 0) return [];
+  const cached = exactCache.get(options.secrets ?? options.patterns!);
+  if (cached && sameValues(cached.raw, raw)) return cached.values;
   const all = new Set<string>();
   for (const s of raw) {
     if (typeof s !== "string") continue;
@@ -167,7 +179,18 @@ export function exactValues(options: RedactOptions): string[] {
       if (v.length >= MIN_SECRET_LENGTH) all.add(v);
     }
   }
-  return [...all].sort((a, b) => b.length - a.length);
+  const values = [...all].sort((a, b) => b.length - a.length);
+  exactCache.set(options.secrets ?? options.patterns!, { raw, values });
+  return values;
+}
+
+// A toolkit hands the same secrets list to every failed call; its variants are worked out once.
+// The entry is checked against the list's current contents, so a list changed in place is
+// never redacted with stale values.
+const exactCache = new WeakMap<readonly unknown[], { raw: string[]; values: string[] }>();
+
+function sameValues(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
 /** Replaces every occurrence of every value, merging overlapping and adjacent ones. */

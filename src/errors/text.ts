@@ -58,19 +58,22 @@ const PY_TRACEBACK = /^Traceback \(most recent call last\):[ \t]*(?:\n[ \t]+[^\n
 
 /** Removes repeated "MCP error" prefixes, stack frames, ANSI escapes and control characters. */
 export function cleanMessage(message: string): string {
-  return stripMcpPrefix(
-    cleanInline(message)
-      .replace(STACK_LINE, "")
-      .replace(PY_TRACEBACK, "")
-      .replace(/\n{2,}/g, "\n")
-      .trim(),
-  ).trim();
+  return stripMcpPrefix(withoutTraces(cleanInline(message)).trim()).trim();
+}
+
+/** Stack frames and tracebacks out, blank lines closed up; one-line text has none of them. */
+function withoutTraces(text: string): string {
+  if (!text.includes("\n") && !/^[ \t]*(?:at |\.\.\. )|^Traceback /.test(text)) return text;
+  return text.replace(STACK_LINE, "").replace(PY_TRACEBACK, "").replace(/\n{2,}/g, "\n");
 }
 
 /** The character-level part of cleaning: escapes and control characters out, CR/CRLF to LF. */
 function cleanInline(text: string): string {
   // Lone surrogates (a server's broken UTF-16) become U+FFFD, so model text is well-formed.
-  return text.toWellFormed().replace(ANSI, "").replace(/\r\n?/g, "\n").replace(CONTROL, "");
+  const wellFormed = text.toWellFormed();
+  // Every escape starts with a character REMOVABLE finds; CONTROL adds only CR.
+  if (!REMOVABLE.test(wellFormed) && !wellFormed.includes("\r")) return wellFormed;
+  return wellFormed.replace(ANSI, "").replace(/\r\n?/g, "\n").replace(CONTROL, "");
 }
 
 /** Cuts `text` to `maxLength` characters and says how much was cut. */
@@ -141,15 +144,23 @@ export function safeMessage(message: string, options: ModelTextOptions = {}): st
  * The exact values as cleaning may leave them, for a secret that held control characters
  * and also stands split by an escape, so only the cleaned text shows it whole.
  */
-function cleanedValues(values: readonly string[]): string[] {
+function cleanedValues(values: readonly string[]): readonly string[] {
+  if (values.length === 0) return values;
+  const cached = cleanedCache.get(values);
+  if (cached) return cached;
   const out = new Set(values);
   for (const v of values) {
     for (const c of [cleanInline(v).replace(/\n{2,}/g, "\n").trim(), v.replace(/\r\n?/g, "\n").replace(CONTROL, "")]) {
       if (c.length >= MIN_SECRET_LENGTH) out.add(c);
     }
   }
-  return [...out].sort((a, b) => b.length - a.length);
+  const sorted = [...out].sort((a, b) => b.length - a.length);
+  cleanedCache.set(values, sorted);
+  return sorted;
 }
+
+// Keyed by exactValues' own (cached, never changed) list, so a toolkit works these out once.
+const cleanedCache = new WeakMap<readonly string[], readonly string[]>();
 
 /**
  * The one line the model reads:
