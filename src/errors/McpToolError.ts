@@ -60,7 +60,18 @@ export class McpToolError extends Error {
   readonly data?: unknown;
 
   constructor(options: McpToolErrorOptions) {
-    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    // Its own stack shows only where we classified the failure. A wrapped cause keeps the stack
+    // that matters, and a tool's isError answer has no place in the program to point at, so
+    // those skip the capture: it was the costliest step of the error path.
+    const ownStack = options.cause === undefined && options.kind !== "domain";
+    const limit = Error.stackTraceLimit;
+    if (!ownStack) Error.stackTraceLimit = 0;
+    try {
+      super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+    if (!ownStack) this.stack = `${this.name}: ${this.message}`;
     this.kind = options.kind;
     this.reason = options.reason;
     this.transient = options.transient;

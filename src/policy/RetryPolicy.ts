@@ -70,7 +70,8 @@ export async function runWithRetry<T>(
   // A failure nothing would repeat (a tool's isError, a permanent error) ends here, without
   // entering p-retry; the verdict is kept so that a custom shouldRetry is asked once.
   const firstVerdict = options.retries > 0 && retryVerdict(first, 1, hooks.idempotent, options);
-  if (!firstVerdict) return Promise.reject(first.with({ attempts: 1 }));
+  // Each attempt's error is already this call's own, made with its attempt number.
+  if (!firstVerdict) return Promise.reject(first.attempts === 1 ? first : first.with({ attempts: 1 }));
   let last = first;
   let attempts = 1;
   let giveUpNote: string | undefined;
@@ -134,6 +135,7 @@ export async function runWithRetry<T>(
     // Anything but an attempt's own error is the caller's abort, met between attempts.
     const error =
       thrown instanceof McpToolError ? thrown : cancelled(hooks.context, thrown, last.outcome === "not_sent" ? "not_sent" : "unknown");
+    if (error.attempts === attempts && !giveUpNote) return Promise.reject(error);
     return Promise.reject(error.with({ attempts, ...(giveUpNote ? { message: `${error.message}${/[.!?…\]]$/.test(error.message) ? "" : "."} ${giveUpNote}` } : {}) }));
   }
 }

@@ -136,11 +136,23 @@ describe("McpToolError as a value", () => {
   });
 
   it("gives a copy the frames of the error it copies, under its own message", () => {
-    const error = McpToolError.of("tool_error", "boom");
+    const error = McpToolError.of("request_timeout", "boom");
     const copy = error.with({ message: "boom, again" });
     const [head, ...frames] = copy.stack!.split("\n");
     expect(head).toBe("McpToolError: boom, again");
     expect(frames.length).toBeGreaterThan(0);
     expect(frames).toEqual(error.stack!.split("\n").filter((l) => /^\s+at /.test(l)));
+  });
+
+  it("captures frames only where no cause holds them and the failure is no tool's answer", () => {
+    const frames = (e: Error) => e.stack!.split("\n").filter((l) => /^\s+at /.test(l)).length;
+    const cause = new Error("socket hang up");
+    expect(frames(McpToolError.of("request_timeout", "no answer"))).toBeGreaterThan(0);
+    const wrapped = McpToolError.of("connection_reset", "socket hang up", { cause });
+    const answered = McpToolError.of("tool_error", "quota exceeded");
+    expect([wrapped.stack, answered.stack]).toEqual(["McpToolError: socket hang up", "McpToolError: quota exceeded"]);
+    expect(frames(wrapped.cause as Error)).toBeGreaterThan(0);
+    // The limit is put back: errors made afterwards capture as before.
+    expect(frames(new Error("later"))).toBeGreaterThan(0);
   });
 });
