@@ -4,15 +4,18 @@
  * carrying one tool call. The tool gets the config the graph supplies (signal, scratchpad,
  * state), so nothing throws in `getCurrentTaskInput` as it does outside a graph.
  *
- * Two times per call: the whole step (`graph.invoke`), and the window in which ToolNode's
- * `tool.invoke(toolCall, runtime)` runs (a thin stand-in forwards to the real tool and
- * times it). The graph works on in the background while a tool awaits its server, so the
- * window also holds some of the graph's own work, the same for every subject.
+ * Two times per call: the whole step (`graph.invoke`), and the tool window: ToolNode's
+ * `runTool` for the call, from finding the tool to the ToolMessage it returns, whether the
+ * tool returned that message itself, ToolNode wrapped its output, or ToolNode caught its
+ * error and wrote one (a subclass times it). The graph works on in the background while a
+ * tool awaits its server, so the window also holds some of the graph's own work, the same
+ * for every subject.
  */
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import type { ToolCall } from "@langchain/core/messages/tool";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { type Command, END, type LangGraphRunnableConfig, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -41,19 +44,17 @@ function oneNodeGraph(node: ToolNode | ((state: Messages, config: RunnableConfig
 /** A LangChain tool in a ToolNode step. */
 export function toolNodeCaller(tool: StructuredToolInterface, args: Record<string, unknown>): GraphCaller {
   let last = 0;
-  // ToolNode reads only `name` and `invoke` of a tool.
-  const timed = {
-    name: tool.name,
-    invoke: async (input: unknown, config?: RunnableConfig) => {
+  class TimedToolNode extends ToolNode {
+    protected override async runTool(call: ToolCall, config: LangGraphRunnableConfig, state: unknown): Promise<ToolMessage | Command> {
       const t0 = performance.now();
       try {
-        return await tool.invoke(input as never, config);
+        return await super.runTool(call, config, state);
       } finally {
         last = (performance.now() - t0) * 1000;
       }
-    },
-  } as unknown as StructuredToolInterface;
-  const graph = oneNodeGraph(new ToolNode([timed]));
+    }
+  }
+  const graph = oneNodeGraph(new TimedToolNode([tool]));
   return { call: (i) => graph.invoke(stepInput(tool.name, args, i)), window: () => last };
 }
 
@@ -63,16 +64,16 @@ export function rawNodeCaller(client: Client, name: string, args: Record<string,
   const graph = oneNodeGraph(async (state, config) => {
     const call = (state.messages.at(-1) as AIMessage).tool_calls![0]!;
     const t0 = performance.now();
-    let content: string;
+    let message: ToolMessage;
     try {
       const result = (await client.callTool({ name, arguments: call.args }, undefined, config.signal ? { signal: config.signal } : undefined)) as CallToolResult;
-      content = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+      message = new ToolMessage({ content: result.content.map((c) => (c.type === "text" ? c.text : "")).join(""), tool_call_id: call.id!, name });
     } catch (error) {
-      content = `Error: ${(error as Error).message}`;
+      message = new ToolMessage({ status: "error", content: `Error: ${(error as Error).message}`, tool_call_id: call.id!, name });
     } finally {
       last = (performance.now() - t0) * 1000;
     }
-    return { messages: [new ToolMessage({ content, tool_call_id: call.id!, name })] };
+    return { messages: [message] };
   });
   return { call: (i) => graph.invoke(stepInput(name, args, i)), window: () => last };
 }

@@ -30,7 +30,7 @@ export const HOW: Record<Mode, Record<Layer, string>> = {
     ours: "`toolkit.getTool(name).invoke(toolCall)`, no config",
   },
   graph: {
-    raw: "`graph.invoke({ messages: [aiMessage] })`; the node is a function calling `client.callTool(params, undefined, { signal })` and returning a ToolMessage",
+    raw: "`graph.invoke({ messages: [aiMessage] })`; the node is a function calling `client.callTool(params, undefined, { signal })` and returning a ToolMessage (its window: the call and the message)",
     floor: "`graph.invoke({ messages: [aiMessage] })`; the node is `new ToolNode([floorTool])`",
     adapters: "`graph.invoke({ messages: [aiMessage] })`; the node is `new ToolNode([tool])`",
     ours: "`graph.invoke({ messages: [aiMessage] })`; the node is `new ToolNode([tool])`",

@@ -71,7 +71,7 @@ export async function successPath({ plan, ours, cleanup }: BenchContext): Promis
       `In memory ${m.graph.rounds} rounds × ${m.graph.batch} graph runs and ${m.bare.rounds} × ${m.bare.batch} bare calls per subject; over stdio ${s.graph.rounds} × ${s.graph.batch} and ${s.bare.rounds} × ${s.bare.batch}; ` +
       `subjects rotated each round, ${plan.warmupRounds} warm-up round(s) dropped, a full GC between rounds (never inside a batch). ` +
       "Median: of every call. Batch mean: the batch's wall time over its size, GC included; the figure is its median over rounds. " +
-      "Inside LangGraph the tool's time is the window of ToolNode's `tool.invoke(toolCall, runtime)` (for raw: of `client.callTool` in the node); the step is the whole `graph.invoke`. " +
+      "Inside LangGraph the tool's time is the window of ToolNode's `runTool` for the call, up to the ToolMessage it returns (for raw: `client.callTool` in the node and the ToolMessage it builds); the step is the whole `graph.invoke`. " +
       "Ours runs with default policies (retry, breaker, 30 s timeout).",
     tables: [
       { headers: ["transport", "schema", "subject (inside LangGraph)", ...STEP_HEADERS, "tool × raw", "tool − raw µs (median)"], rows: rows.graph },
