@@ -15,6 +15,7 @@ import { Connection } from "../mcp/Connection.js";
 import { convertResult, withFallbackNote } from "../mcp/content.js";
 import { breakerEvents, CircuitBreaker, type BreakerState } from "../policy/CircuitBreaker.js";
 import { functionFallback, type Fallback, type WithFallback } from "../policy/FallbackPolicy.js";
+import { begin } from "../policy/chain.js";
 import { runPipeline, type ServerGuards } from "../policy/pipeline.js";
 import { RetryAfterGate } from "../policy/RetryAfterGate.js";
 import { RetryBudget } from "../policy/RetryBudget.js";
@@ -268,14 +269,16 @@ export class McpToolkit extends BaseToolkit {
         idempotent: runtime.policy.idempotent,
         ...(tool.annotations ? { annotations: tool.annotations } : {}),
       },
-      execute: async (args, config) => {
-        const { value, fallback } = await this.call(runtime, args, config?.signal);
-        return withFallbackNote(convertResult(value, this.config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH), fallback);
-      },
+      // Chained, not awaited: see policy/chain.ts.
+      execute: (args, config) => begin(() => this.call(runtime, args, config?.signal)).then(this.toolReply),
       errorMode: this.config.errors?.mode ?? "return",
       text: () => this.textOptions(),
     });
   }
+
+  /** A call's result as the model reads it, with the artifact. Made once, not per call. */
+  private readonly toolReply = ({ value, fallback }: WithFallback<CallToolResult>): [unknown, unknown] =>
+    withFallbackNote(convertResult(value, this.config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH), fallback);
 
   private textOptions(): ModelTextOptions {
     const errors = this.config.errors ?? {};
