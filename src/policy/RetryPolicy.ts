@@ -5,6 +5,7 @@ import { reasonInfo } from "../errors/reasons.js";
 import { isSafeToRetry } from "../errors/safeRepeat.js";
 import { DEFAULT_RETRY, type ResolvedRetry, type RetryOptions, type RetryUnknownOutcome } from "../config/index.js";
 import { cancelled, sleep, type CallContext } from "./abort.js";
+import { begin } from "./chain.js";
 import type { RetryBudget } from "./RetryBudget.js";
 
 export type { ResolvedRetry, RetryOptions, RetryUnknownOutcome };
@@ -54,19 +55,27 @@ export interface RetryHooks {
  * `attempt` must reject with an McpToolError (classified where the most is known); this
  * rejects with a new one whose `attempts` is set.
  */
-export async function runWithRetry<T>(
+export function runWithRetry<T>(
   attempt: (attemptNumber: number) => Promise<T>,
   options: ResolvedRetry,
   hooks: RetryHooks,
 ): Promise<T> {
   const started = performance.now();
-  let first: McpToolError;
-  try {
-    return await attempt(1);
-  } catch (error) {
+  // Chained, not awaited: see chain.ts.
+  return begin(() => attempt(1)).then(undefined, (error: unknown) => {
     if (isControlFlow(error)) throw error;
-    first = error as McpToolError;
-  }
+    return retryAfterFirst(error as McpToolError, attempt, options, hooks, started);
+  });
+}
+
+/** The first attempt failed with `first`: the retries, if the policy and the failure allow them. */
+async function retryAfterFirst<T>(
+  first: McpToolError,
+  attempt: (attemptNumber: number) => Promise<T>,
+  options: ResolvedRetry,
+  hooks: RetryHooks,
+  started: number,
+): Promise<T> {
   // A failure nothing would repeat (a tool's isError, a permanent error) ends here, without
   // entering p-retry; the verdict is kept so that a custom shouldRetry is asked once.
   const firstVerdict = options.retries > 0 && retryVerdict(first, 1, hooks.idempotent, options);

@@ -10,6 +10,7 @@ import type { RetryAfterGate } from "./RetryAfterGate.js";
 import type { RetryBudget } from "./RetryBudget.js";
 import { runWithRetry } from "./RetryPolicy.js";
 import { AttemptScope } from "./TimeoutPolicy.js";
+import { begin } from "./chain.js";
 
 /**
  * One attempt at the call, under its scope: `scope.signal` aborts on our timeout or the
@@ -64,10 +65,11 @@ export interface PipelineSpec<T> {
  */
 export function runPipeline<T>(spec: PipelineSpec<T>, signal?: AbortSignal): Promise<WithFallback<T>> {
   const instrument = spec.instrument;
-  return instrument ? instrument.call(spec.context, () => runCall(spec, signal, instrument)) : runCall(spec, signal, undefined);
+  return begin(() => (instrument ? instrument.call(spec.context, () => runCall(spec, signal, instrument)) : runCall(spec, signal, undefined)));
 }
 
-async function runCall<T>(spec: PipelineSpec<T>, signal: AbortSignal | undefined, instrument: Instrumentation | undefined): Promise<WithFallback<T>> {
+/** The call itself. Each stage chains its promise rather than awaiting it: see chain.ts. */
+function runCall<T>(spec: PipelineSpec<T>, signal: AbortSignal | undefined, instrument: Instrumentation | undefined): Promise<WithFallback<T>> {
   const { context, policy, events } = spec;
   const { breaker, gate, budget } = spec.guards ?? {};
   const report = spec.report !== false && events !== undefined;
@@ -75,26 +77,30 @@ async function runCall<T>(spec: PipelineSpec<T>, signal: AbortSignal | undefined
   if (report) events.emit({ type: "call", ...context });
   let attempts = 0;
 
-  const timed = async (n: number): Promise<T> => {
+  const timed = (n: number): Promise<T> => {
     budget?.noteAttempt();
     const scope = new AttemptScope(policy, signal);
-    try {
-      return await (instrument ? instrument.attempt(context, n, (meta) => spec.attempt(scope, n, meta)) : spec.attempt(scope, n, undefined));
-    } catch (thrown) {
-      if (isControlFlow(thrown)) throw thrown;
-      // An attempt classifies its own failures; anything else is a bug we still report well.
-      const error = thrown instanceof McpToolError ? thrown : normalize(thrown, { ...context, attempts: n });
-      gate?.note(error);
-      throw error;
-    } finally {
-      scope.dispose();
-    }
+    return begin(() => (instrument ? instrument.attempt(context, n, (meta) => spec.attempt(scope, n, meta)) : spec.attempt(scope, n, undefined))).then(
+      (value) => {
+        scope.dispose();
+        return value;
+      },
+      (thrown: unknown) => {
+        scope.dispose();
+        if (isControlFlow(thrown)) throw thrown;
+        // An attempt classifies its own failures; anything else is a bug we still report well.
+        const error = thrown instanceof McpToolError ? thrown : normalize(thrown, { ...context, attempts: n });
+        gate?.note(error);
+        throw error;
+      },
+    );
   };
-  const attempt = async (n: number): Promise<T> => {
+  const guarded = (n: number): Promise<T> => (breaker ? breaker.execute(() => timed(n), signal, context) : timed(n));
+  const attempt = (n: number): Promise<T> => {
     attempts = n;
     // Checked without an await: most attempts meet no wait.
-    if (gate && gate.remainingMs > 0) await gate.pass(policy.retry.maxTimeout, signal, context);
-    return breaker ? breaker.execute(() => timed(n), signal, context) : timed(n);
+    if (gate && gate.remainingMs > 0) return gate.pass(policy.retry.maxTimeout, signal, context).then(() => guarded(n));
+    return guarded(n);
   };
   const retried = () =>
     runWithRetry(attempt, policy.retry, {
@@ -105,15 +111,15 @@ async function runCall<T>(spec: PipelineSpec<T>, signal: AbortSignal | undefined
       ...(events ? { onRetry: (error, n, delayMs) => events.emit({ type: "retry", ...context, attempt: n, delayMs, error }) } : {}),
     });
 
-  try {
-    const out = await runWithFallback(retried, spec.fallback, signal);
-    if (out.fallback && events) events.emit({ type: "fallback", ...context, error: out.fallback.error, fallback: out.fallback.name });
-    if (report) events.emit({ type: "success", ...context, attempts: Math.max(attempts, 1), durationMs: performance.now() - started });
-    return out;
-  } catch (error) {
-    if (!(error instanceof McpToolError)) throw error;
-    const e = error;
-    if (report) events.emit({ type: "error", ...context, attempt: e.attempts, error: e });
-    throw e;
-  }
+  return runWithFallback(retried, spec.fallback, signal).then(
+    (out) => {
+      if (out.fallback && events) events.emit({ type: "fallback", ...context, error: out.fallback.error, fallback: out.fallback.name });
+      if (report) events.emit({ type: "success", ...context, attempts: Math.max(attempts, 1), durationMs: performance.now() - started });
+      return out;
+    },
+    (error: unknown) => {
+      if (report && error instanceof McpToolError) events.emit({ type: "error", ...context, attempt: error.attempts, error });
+      throw error;
+    },
+  );
 }
