@@ -3,6 +3,7 @@
  */
 import { McpToolError } from "../errors/McpToolError.js";
 import type { Connection } from "../mcp/Connection.js";
+import { begin } from "../policy/chain.js";
 import type { ToolIdentity } from "../policy/resolve.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
 
@@ -24,15 +25,13 @@ export function toolGone(identity: ToolIdentity, attempts: number): McpToolError
  */
 export function refreshingOnToolNotFound<T>(connection: Connection, mcpName: string, attempt: Attempt<T>): Attempt<T> {
   let refreshed = false;
-  return async (scope, n, meta) => {
-    try {
-      return await attempt(scope, n, meta);
-    } catch (error) {
-      if (refreshed || !(error instanceof McpToolError) || error.reason !== "tool_not_found") throw error;
-      refreshed = true;
-      const tools = await connection.refreshTools(scope.signal).catch(() => undefined);
-      if (!tools?.some((t) => t.name === mcpName)) throw error;
-      return attempt(scope, n, meta);
-    }
+  const afterFailure = async (error: unknown, scope: AttemptScope, n: number, meta: Record<string, string> | undefined): Promise<T> => {
+    if (refreshed || !(error instanceof McpToolError) || error.reason !== "tool_not_found") throw error;
+    refreshed = true;
+    const tools = await connection.refreshTools(scope.signal).catch(() => undefined);
+    if (!tools?.some((t) => t.name === mcpName)) throw error;
+    return attempt(scope, n, meta);
   };
+  // Chained, not awaited: see policy/chain.ts.
+  return (scope, n, meta) => begin(() => attempt(scope, n, meta)).then(undefined, (error: unknown) => afterFailure(error, scope, n, meta));
 }
