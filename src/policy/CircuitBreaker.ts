@@ -150,19 +150,29 @@ export class CircuitBreaker {
     }
   }
 
+  /**
+   * May a call run now with no more of the breaker's help than `succeeded` and `failed` told its
+   * end? Yes while the circuit is closed, no test is under way, no fleet shares it and the caller
+   * has not aborted: what `execute` would do then is exactly that, so the pipeline can fold it
+   * into the attempt's own step (see chain.ts).
+   */
+  admitsDirectly(signal: AbortSignal | undefined): boolean {
+    return this.options.enabled && !this.shared && !this.test && !this.open && !signal?.aborted;
+  }
+
   private run<T>(fn: () => Promise<T>): Promise<T> {
     return begin(fn).then(this.succeeded, this.failed) as Promise<T>;
   }
 
   /** A call through the closed circuit answered. Made once, not per call. */
-  private readonly succeeded = <T>(value: T): T => {
+  readonly succeeded = <T>(value: T): T => {
     this.failures = 0;
     this.shared?.report("healthy", undefined, false);
     return value;
   };
 
-  /** A call through the closed circuit failed: counted if it was the server's failure, and new evidence of it. */
-  private readonly failed = (error: unknown): never => {
+  /** A call through the closed circuit failed: counted if it was the server's failure, and new evidence of it. Rethrows it. */
+  readonly failed = (error: unknown): never => {
     const verdict = verdictOf(error);
     if (verdict === "healthy") {
       this.failures = 0;

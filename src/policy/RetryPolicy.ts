@@ -5,7 +5,6 @@ import { reasonInfo } from "../errors/reasons.js";
 import { isSafeToRetry } from "../errors/safeRepeat.js";
 import { DEFAULT_RETRY, type ResolvedRetry, type RetryOptions, type RetryUnknownOutcome } from "../config/index.js";
 import { cancelled, sleep, type CallContext } from "./abort.js";
-import { begin } from "./chain.js";
 import type { RetryBudget } from "./RetryBudget.js";
 
 export type { ResolvedRetry, RetryOptions, RetryUnknownOutcome };
@@ -47,29 +46,16 @@ export interface RetryHooks {
 }
 
 /**
- * Runs `attempt` under the policy. The first attempt runs directly; only a failure enters
- * p-retry, so a call that succeeds pays for no retry machinery. The delay is ours, not
- * p-retry's, so that a server's Retry-After can be honoured exactly and reported in the
- * `retry` event.
+ * The retries of a call whose first attempt failed with `first`. The first attempt runs
+ * directly, in the pipeline's own step; only a failure comes here, and only one the policy
+ * would repeat enters p-retry, so a call that succeeds pays for no retry machinery. The delay
+ * is ours, not p-retry's, so that a server's Retry-After can be honoured exactly and reported
+ * in the `retry` event. `started` is when the first attempt began, for `maxRetryTime`.
  *
  * `attempt` must reject with an McpToolError (classified where the most is known); this
  * rejects with a new one whose `attempts` is set.
  */
-export function runWithRetry<T>(
-  attempt: (attemptNumber: number) => Promise<T>,
-  options: ResolvedRetry,
-  hooks: RetryHooks,
-): Promise<T> {
-  const started = performance.now();
-  // Chained, not awaited: see chain.ts.
-  return begin(() => attempt(1)).then(undefined, (error: unknown) => {
-    if (isControlFlow(error)) throw error;
-    return retryAfterFirst(error as McpToolError, attempt, options, hooks, started);
-  });
-}
-
-/** The first attempt failed with `first`: the retries, if the policy and the failure allow them. */
-async function retryAfterFirst<T>(
+export async function retryAfterFirst<T>(
   first: McpToolError,
   attempt: (attemptNumber: number) => Promise<T>,
   options: ResolvedRetry,

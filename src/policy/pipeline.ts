@@ -8,7 +8,7 @@ import { runWithFallback, type Fallback, type WithFallback } from "./FallbackPol
 import type { ResolvedPolicy } from "./resolve.js";
 import type { RetryAfterGate } from "./RetryAfterGate.js";
 import type { RetryBudget } from "./RetryBudget.js";
-import { runWithRetry } from "./RetryPolicy.js";
+import { retryAfterFirst, type RetryHooks } from "./RetryPolicy.js";
 import { AttemptScope } from "./TimeoutPolicy.js";
 import { begin } from "./chain.js";
 
@@ -68,7 +68,11 @@ export function runPipeline<T>(spec: PipelineSpec<T>, signal?: AbortSignal): Pro
   return begin(() => (instrument ? instrument.call(spec.context, () => runCall(spec, signal, instrument)) : runCall(spec, signal, undefined)));
 }
 
-/** The call itself. Each stage chains its promise rather than awaiting it: see chain.ts. */
+/**
+ * The call itself. The first attempt, the common case, runs through every stage in one chained
+ * step (see chain.ts): its timeout, its circuit's verdict and the call's events are settled in
+ * the same `.then`. Only a failure enters the stages one by one: retry, then fallback.
+ */
 function runCall<T>(spec: PipelineSpec<T>, signal: AbortSignal | undefined, instrument: Instrumentation | undefined): Promise<WithFallback<T>> {
   const { context, policy, events } = spec;
   const { breaker, gate, budget } = spec.guards ?? {};
@@ -77,49 +81,64 @@ function runCall<T>(spec: PipelineSpec<T>, signal: AbortSignal | undefined, inst
   if (report) events.emit({ type: "call", ...context });
   let attempts = 0;
 
-  const timed = (n: number): Promise<T> => {
+  /** One attempt under its timeout; `circuit` is the closed breaker it reports its end to. */
+  const timed = (n: number, circuit: CircuitBreaker | undefined): Promise<T> => {
     budget?.noteAttempt();
     const scope = new AttemptScope(policy, signal);
     return begin(() => (instrument ? instrument.attempt(context, n, (meta) => spec.attempt(scope, n, meta)) : spec.attempt(scope, n, undefined))).then(
       (value) => {
         scope.dispose();
-        return value;
+        return circuit ? circuit.succeeded(value) : value;
       },
       (thrown: unknown) => {
         scope.dispose();
-        if (isControlFlow(thrown)) throw thrown;
         // An attempt classifies its own failures; anything else is a bug we still report well.
-        const error = thrown instanceof McpToolError ? thrown : normalize(thrown, { ...context, attempts: n });
-        gate?.note(error);
+        const error = isControlFlow(thrown) || thrown instanceof McpToolError ? thrown : normalize(thrown, { ...context, attempts: n });
+        if (error instanceof McpToolError) gate?.note(error);
+        if (circuit) circuit.failed(error);
         throw error;
       },
     );
   };
-  const guarded = (n: number): Promise<T> => (breaker ? breaker.execute(() => timed(n), signal, context) : timed(n));
+  // A closed circuit hears the attempt's end from `timed`; any other state is the breaker's to run.
+  const guarded = (n: number): Promise<T> => {
+    if (!breaker) return timed(n, undefined);
+    return breaker.admitsDirectly(signal) ? timed(n, breaker) : breaker.execute(() => timed(n, undefined), signal, context);
+  };
   const attempt = (n: number): Promise<T> => {
     attempts = n;
     // Checked without an await: most attempts meet no wait.
     if (gate && gate.remainingMs > 0) return gate.pass(policy.retry.maxTimeout, signal, context).then(() => guarded(n));
     return guarded(n);
   };
-  const retried = () =>
-    runWithRetry(attempt, policy.retry, {
-      ...(signal ? { signal } : {}),
-      idempotent: policy.idempotent,
-      context,
-      ...(budget ? { budget } : {}),
-      ...(events ? { onRetry: (error, n, delayMs) => events.emit({ type: "retry", ...context, attempt: n, delayMs, error }) } : {}),
-    });
+  const retryStarted = performance.now();
+  /** The first attempt failed: the retries, then the fallback, as the policy allows. */
+  const recover = (first: unknown): Promise<WithFallback<T>> => {
+    const retried = () => {
+      if (isControlFlow(first)) return Promise.reject(first);
+      const hooks: RetryHooks = {
+        ...(signal ? { signal } : {}),
+        idempotent: policy.idempotent,
+        context,
+        ...(budget ? { budget } : {}),
+        ...(events ? { onRetry: (error, n, delayMs) => events.emit({ type: "retry", ...context, attempt: n, delayMs, error }) } : {}),
+      };
+      return retryAfterFirst(first as McpToolError, attempt, policy.retry, hooks, retryStarted);
+    };
+    return runWithFallback(retried, spec.fallback, signal);
+  };
+  const succeeded = (out: WithFallback<T>): WithFallback<T> => {
+    if (out.fallback && events) events.emit({ type: "fallback", ...context, error: out.fallback.error, fallback: out.fallback.name });
+    if (report) events.emit({ type: "success", ...context, attempts: Math.max(attempts, 1), durationMs: performance.now() - started });
+    return out;
+  };
+  const failed = (error: unknown): never => {
+    if (report && error instanceof McpToolError) events.emit({ type: "error", ...context, attempt: error.attempts, error });
+    throw error;
+  };
 
-  return runWithFallback(retried, spec.fallback, signal).then(
-    (out) => {
-      if (out.fallback && events) events.emit({ type: "fallback", ...context, error: out.fallback.error, fallback: out.fallback.name });
-      if (report) events.emit({ type: "success", ...context, attempts: Math.max(attempts, 1), durationMs: performance.now() - started });
-      return out;
-    },
-    (error: unknown) => {
-      if (report && error instanceof McpToolError) events.emit({ type: "error", ...context, attempt: error.attempts, error });
-      throw error;
-    },
+  return begin(() => attempt(1)).then(
+    (value) => succeeded({ value }),
+    (first: unknown) => recover(first).then(succeeded, failed),
   );
 }
