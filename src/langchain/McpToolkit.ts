@@ -22,7 +22,7 @@ import { RetryBudget } from "../policy/RetryBudget.js";
 import { resolvePolicy, type ResolvedPolicy, type ToolIdentity } from "../policy/resolve.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
 import { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
-import { refreshingOnToolNotFound, toolGone } from "./liveTools.js";
+import { toolGone, ToolListRefresh } from "./liveTools.js";
 import { McpTool } from "./McpTool.js";
 import { currentToolRun, forwardToToolRuns } from "./runEvents.js";
 import { exposedNames } from "./toolNames.js";
@@ -34,6 +34,8 @@ interface ToolRuntime {
   target: ToolTarget;
   /** The server no longer lists the tool: a call of it fails with `tool_not_found`, unsent. */
   removed?: boolean;
+  /** Reports a task's status as a `task` event; one per tool, not per call. */
+  onTaskStatus: NonNullable<TaskCall["onStatus"]>;
 }
 
 
@@ -251,6 +253,8 @@ export class McpToolkit extends BaseToolkit {
         sdkTimeoutMs: Math.max(policy.timeoutMs, policy.maxTotalTimeoutMs ?? 0) + 60_000,
         resetTimeoutOnProgress: policy.resetTimeoutOnProgress,
       },
+      onTaskStatus: (status, message, taskId) =>
+        this.events.emit({ type: "task", toolName: exposedName, serverName: server, taskId, status, ...(message ? { message } : {}) }),
     };
     this.runtimes.set(key, runtime);
     return runtime;
@@ -298,17 +302,15 @@ export class McpToolkit extends BaseToolkit {
     const task: TaskCall = {
       policy: policy.task,
       timeoutMs: policy.timeoutMs,
-      onStatus: (status, message, taskId) => this.events.emit({ type: "task", ...context, taskId, status, ...(message ? { message } : {}) }),
+      onStatus: runtime.onTaskStatus,
     };
-    const once = refreshingOnToolNotFound(target.connection, identity.mcpName, (scope: AttemptScope, n: number, meta?: Record<string, string>) =>
-      callToolOnce(target, args, scope, n, context, signal, meta, task),
-    );
+    const refresh = new ToolListRefresh(target.connection, identity.mcpName);
     return runPipeline<CallToolResult>(
       {
         context,
         policy,
         // A tool its server stopped listing is refused here, unsent.
-        attempt: (scope, n, meta) => (runtime.removed ? Promise.reject(toolGone(identity, n)) : once(scope, n, meta)),
+        attempt: (scope, n, meta) => (runtime.removed ? Promise.reject(toolGone(identity, n)) : callToolOnce(target, args, scope, n, context, signal, meta, task, refresh)),
         guards: this.guards.get(identity.serverName)!,
         // A fallback's own call runs under its server's policy and breaker, and never falls back again.
         ...(nested ? { report: false } : { fallback: this.fallbackFor(runtime, args) }),

@@ -26,13 +26,22 @@ export interface ToolTarget {
 
 const noProgress = (): void => {};
 
+/** Asked after an attempt failed: may settle the attempt another way (`again` repeats it), or rejects with `error`. */
+export interface AttemptRecovery {
+  retry<T>(error: unknown, scope: AttemptScope, again: () => Promise<T>): Promise<T>;
+}
+
 /** What one attempt learnt on its way, read when it fails to classify the failure. */
 interface AttemptFacts {
   target: ToolTarget;
+  args: Record<string, unknown>;
   scope: AttemptScope;
   attempt: number;
   context: CallContext;
   callerSignal: AbortSignal | undefined;
+  meta: Record<string, string> | undefined;
+  task: TaskCall | undefined;
+  recovery: AttemptRecovery | undefined;
   /** The connection the request went over; unset while none was had. */
   lease?: Lease;
   /** The JSON-RPC id of the request, where it was seen being written. */
@@ -56,16 +65,17 @@ export function callToolOnce(
   callerSignal: AbortSignal | undefined,
   meta?: Record<string, string>,
   task?: TaskCall,
+  recovery?: AttemptRecovery,
 ): Promise<CallToolResult> {
   const { connection } = target;
-  const facts: AttemptFacts = { target, scope, attempt, context, callerSignal, abortedBeforeSend: false };
+  const facts: AttemptFacts = { target, args, scope, attempt, context, callerSignal, meta, task, recovery, abortedBeforeSend: false };
   const params = { name: target.mcpName, arguments: args, ...(meta ? { _meta: meta } : {}) };
   let live: Lease | undefined;
   try {
     live = connection.current();
-    if (!live || connection.tracksStreams || !scope.sdkCanBound || runsAsTask(task, live.client, connection, target.mcpName)) return attemptLeased(facts, params, task);
+    if (!live || connection.tracksStreams || !scope.sdkCanBound || runsAsTask(task, live.client, connection, target.mcpName)) return recoverFrom(attemptLeased(facts, params, task), facts);
   } catch (thrown) {
-    return failed(facts, thrown);
+    return recoverFrom(failed(facts, thrown), facts);
   }
   // The common case: a live connection whose requests nothing outside needs to end. The
   // SDK's own timer bounds the call (and cancels it on the server) and the caller's signal
@@ -81,9 +91,20 @@ export function callToolOnce(
       ...(scope.options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, onprogress: noProgress } : {}),
     }),
   ).then(
-    (result) => checked(result, facts),
-    (thrown: unknown) => failed(facts, thrown),
+    (result) => {
+      const domain = domainError(result, facts);
+      return domain ? recoverFrom(Promise.reject(domain), facts) : result;
+    },
+    (thrown: unknown) => recoverFrom(failed(facts, thrown), facts),
   );
+}
+
+/** The attempt's outcome, unless it failed and the call's recovery settles it another way. */
+function recoverFrom(outcome: Promise<CallToolResult>, facts: AttemptFacts): Promise<CallToolResult> {
+  const { recovery } = facts;
+  if (!recovery) return outcome;
+  const again = () => callToolOnce(facts.target, facts.args, facts.scope, facts.attempt, facts.context, facts.callerSignal, facts.meta, facts.task, recovery);
+  return outcome.catch((error: unknown) => recovery.retry(error, facts.scope, again));
 }
 
 /**
@@ -116,7 +137,7 @@ async function attemptLeased(facts: AttemptFacts, params: CallParams, task: Task
           sendCall(connection, client, params, context, scope.signal, {
             signal: scope.signal,
             timeout: target.sdkTimeoutMs,
-            ...(target.resetTimeoutOnProgress ? { onprogress: scope.progress } : {}),
+            ...(target.resetTimeoutOnProgress ? { onprogress: () => scope.progress() } : {}),
           }),
         );
   } catch (thrown) {
@@ -124,14 +145,14 @@ async function attemptLeased(facts: AttemptFacts, params: CallParams, task: Task
   } finally {
     for (const end of untracks) end();
   }
-  return checked(result, facts);
+  const domain = domainError(result, facts);
+  if (domain) throw domain;
+  return result;
 }
 
 /** A result the tool answered with `isError` is its own failure, classified from the result. */
-function checked(result: CallToolResult, facts: AttemptFacts): CallToolResult {
-  const domain = fromResult(result, { ...facts.context, attempts: facts.attempt });
-  if (domain) throw domain;
-  return result;
+function domainError(result: CallToolResult, facts: AttemptFacts): McpToolError | undefined {
+  return fromResult(result, { ...facts.context, attempts: facts.attempt });
 }
 
 /** Rejects with the attempt's failure, classified; a connection the failure broke is dropped first. */

@@ -51,10 +51,13 @@ export class AttemptScope {
     return this.own?.signal.reason;
   }
 
-  /** For `onprogress`: restarts the attempt's timeout when the policy says so. */
-  readonly progress = (): void => {
+  /**
+   * For `onprogress`: restarts the attempt's timeout when the policy says so. A method, not a
+   * bound field: most attempts never hear of progress, and a closure per attempt is held all call long.
+   */
+  progress(): void {
     if (this.options.resetTimeoutOnProgress && this.own && !this.own.signal.aborted) this.arm();
-  };
+  }
 
   private start(): AbortController {
     const controller = new AbortController();
