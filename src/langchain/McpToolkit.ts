@@ -21,6 +21,7 @@ import { RetryAfterGate } from "../policy/RetryAfterGate.js";
 import { RetryBudget } from "../policy/RetryBudget.js";
 import { resolvePolicy, type ResolvedPolicy, type ToolIdentity } from "../policy/resolve.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
+import { telemetryOn } from "../telemetry/otel.js";
 import { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
 import { toolGone, ToolListRefresh } from "./liveTools.js";
 import { McpTool } from "./McpTool.js";
@@ -34,6 +35,8 @@ interface ToolRuntime {
   target: ToolTarget;
   /** The server no longer lists the tool: a call of it fails with `tool_not_found`, unsent. */
   removed?: boolean;
+  /** Who the tool's calls are for, as events and errors name it. */
+  context: { toolName: string; serverName: string };
   /** Reports a task's status as a `task` event; one per tool, not per call. */
   onTaskStatus: NonNullable<TaskCall["onStatus"]>;
 }
@@ -253,6 +256,7 @@ export class McpToolkit extends BaseToolkit {
         sdkTimeoutMs: Math.max(policy.timeoutMs, policy.maxTotalTimeoutMs ?? 0) + 60_000,
         resetTimeoutOnProgress: policy.resetTimeoutOnProgress,
       },
+      context: { toolName: exposedName, serverName: server },
       onTaskStatus: (status, message, taskId) =>
         this.events.emit({ type: "task", toolName: exposedName, serverName: server, taskId, status, ...(message ? { message } : {}) }),
     };
@@ -297,7 +301,9 @@ export class McpToolkit extends BaseToolkit {
   /** One call of a tool: the pipeline, with this toolkit's breaker, fallback and events. */
   private call(runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, nested = false): Promise<WithFallback<CallToolResult>> {
     const { identity, policy, target } = runtime;
-    const context = { toolName: identity.exposedName, serverName: identity.serverName };
+    // Telemetry tracks a call by its context object, so a traced call needs one of its own;
+    // untraced, nothing keys on it, and the tool's own serves every call.
+    const context = telemetryOn() ? { ...runtime.context } : runtime.context;
     // Shared by the call's attempts: a task this call created is asked about again, not re-run.
     const task: TaskCall = {
       policy: policy.task,
