@@ -9,6 +9,7 @@ import { isControlFlow } from "../errors/controlFlow.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import { redactError, toModelReply, type ModelTextOptions } from "../errors/text.js";
+import { begin } from "../policy/chain.js";
 import { telemetryOn } from "../telemetry/otel.js";
 import { ArgumentCheck } from "./argumentCheck.js";
 import { withToolRun } from "./runEvents.js";
@@ -81,28 +82,30 @@ export class McpTool extends StructuredTool {
   }
 
   /** Like every tool's `call`, but a failure becomes an error ToolMessage or text. */
-  override async call(arg: unknown, configArg?: RunnableConfig | unknown): Promise<unknown> {
-    try {
-      return await this.validatedCall(arg, configArg);
-    } catch (thrown) {
-      // A LangGraph interrupt from an input handler pauses the graph: it is no failure.
-      if (isControlFlow(thrown)) throw thrown;
-      const error = this.classify(thrown, arg);
-      const text = this.text();
-      // A thrown error leaves our hands: whoever catches it (a middleware, a log) gets it redacted.
-      if (this.errorMode === "throw") throw redactError(error, text);
-      const reply = toModelReply(error, { ...text, idempotent: this.metadata.idempotent, toolName: this.name });
-      const toolCallId = toolCallIdOf(arg, configArg);
-      if (!toolCallId) return reply.text;
-      return new ToolMessage({
-        status: "error",
-        content: reply.text,
-        artifact: reply.artifact,
-        tool_call_id: toolCallId,
-        name: this.name,
-        metadata: this.metadata,
-      });
-    }
+  override call(arg: unknown, configArg?: RunnableConfig | unknown): Promise<unknown> {
+    // Chained, not awaited: see policy/chain.ts.
+    return begin(() => this.validatedCall(arg, configArg)).then(undefined, (thrown: unknown) => this.failed(thrown, arg, configArg));
+  }
+
+  /** What `call` settles with when the call failed: an error ToolMessage or text, or a rethrow. */
+  private failed(thrown: unknown, arg: unknown, configArg: unknown): unknown {
+    // A LangGraph interrupt from an input handler pauses the graph: it is no failure.
+    if (isControlFlow(thrown)) throw thrown;
+    const error = this.classify(thrown, arg);
+    const text = this.text();
+    // A thrown error leaves our hands: whoever catches it (a middleware, a log) gets it redacted.
+    if (this.errorMode === "throw") throw redactError(error, text);
+    const reply = toModelReply(error, { ...text, idempotent: this.metadata.idempotent, toolName: this.name });
+    const toolCallId = toolCallIdOf(arg, configArg);
+    if (!toolCallId) return reply.text;
+    return new ToolMessage({
+      status: "error",
+      content: reply.text,
+      artifact: reply.artifact,
+      tool_call_id: toolCallId,
+      name: this.name,
+      metadata: this.metadata,
+    });
   }
 
   /**
@@ -145,23 +148,28 @@ export class McpTool extends StructuredTool {
     return this.toError(thrown);
   }
 
-  protected override async _call(
+  protected override _call(
     args: Record<string, unknown>,
     runManager?: CallbackManagerForToolRun,
     config?: ToolRunnableConfig,
   ): Promise<[unknown, unknown]> {
-    try {
-      // Only when someone listens (a callback handler, a tracer, OpenTelemetry) is the run carried
-      // along, so that retries, fallbacks and reconnects are reported inside it.
-      const listening = runManager !== undefined && runManager.handlers.length > 0;
-      if (!listening && !telemetryOn()) return await this.execute(args, config);
-      const toolCallId = typeof config?.toolCall?.id === "string" ? config.toolCall.id : undefined;
-      return await withToolRun({ ...(listening ? { runManager } : {}), toolCallId }, () => this.execute(args, config));
-    } catch (error) {
-      // Thrown classified: LangChain's callbacks see the McpToolError, and call() returns it.
-      throw error instanceof McpToolError || isControlFlow(error) ? error : this.toError(error);
-    }
+    // Chained, not awaited: see policy/chain.ts.
+    return begin(() => this.run(args, runManager, config)).then(undefined, this.rethrowClassified);
   }
+
+  private run(args: Record<string, unknown>, runManager: CallbackManagerForToolRun | undefined, config: ToolRunnableConfig | undefined): Promise<[unknown, unknown]> {
+    // Only when someone listens (a callback handler, a tracer, OpenTelemetry) is the run carried
+    // along, so that retries, fallbacks and reconnects are reported inside it.
+    const listening = runManager !== undefined && runManager.handlers.length > 0;
+    if (!listening && !telemetryOn()) return this.execute(args, config);
+    const toolCallId = typeof config?.toolCall?.id === "string" ? config.toolCall.id : undefined;
+    return withToolRun({ ...(listening ? { runManager } : {}), toolCallId }, () => this.execute(args, config));
+  }
+
+  /** Thrown classified: LangChain's callbacks see the McpToolError, and call() returns it. Made once per tool, not per call. */
+  private readonly rethrowClassified = (error: unknown): never => {
+    throw error instanceof McpToolError || isControlFlow(error) ? error : this.toError(error);
+  };
 }
 
 function argsOf(arg: unknown): unknown {

@@ -15,13 +15,15 @@ import { Connection } from "../mcp/Connection.js";
 import { convertResult, withFallbackNote } from "../mcp/content.js";
 import { breakerEvents, CircuitBreaker, type BreakerState } from "../policy/CircuitBreaker.js";
 import { functionFallback, type Fallback, type WithFallback } from "../policy/FallbackPolicy.js";
+import { begin } from "../policy/chain.js";
 import { runPipeline, type ServerGuards } from "../policy/pipeline.js";
 import { RetryAfterGate } from "../policy/RetryAfterGate.js";
 import { RetryBudget } from "../policy/RetryBudget.js";
 import { resolvePolicy, type ResolvedPolicy, type ToolIdentity } from "../policy/resolve.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
+import { telemetryOn } from "../telemetry/otel.js";
 import { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
-import { refreshingOnToolNotFound, toolGone } from "./liveTools.js";
+import { toolGone, ToolListRefresh } from "./liveTools.js";
 import { McpTool } from "./McpTool.js";
 import { currentToolRun, forwardToToolRuns } from "./runEvents.js";
 import { exposedNames } from "./toolNames.js";
@@ -33,6 +35,10 @@ interface ToolRuntime {
   target: ToolTarget;
   /** The server no longer lists the tool: a call of it fails with `tool_not_found`, unsent. */
   removed?: boolean;
+  /** Who the tool's calls are for, as events and errors name it. */
+  context: { toolName: string; serverName: string };
+  /** Reports a task's status as a `task` event; one per tool, not per call. */
+  onTaskStatus: NonNullable<TaskCall["onStatus"]>;
 }
 
 
@@ -250,6 +256,9 @@ export class McpToolkit extends BaseToolkit {
         sdkTimeoutMs: Math.max(policy.timeoutMs, policy.maxTotalTimeoutMs ?? 0) + 60_000,
         resetTimeoutOnProgress: policy.resetTimeoutOnProgress,
       },
+      context: { toolName: exposedName, serverName: server },
+      onTaskStatus: (status, message, taskId) =>
+        this.events.emit({ type: "task", toolName: exposedName, serverName: server, taskId, status, ...(message ? { message } : {}) }),
     };
     this.runtimes.set(key, runtime);
     return runtime;
@@ -268,14 +277,16 @@ export class McpToolkit extends BaseToolkit {
         idempotent: runtime.policy.idempotent,
         ...(tool.annotations ? { annotations: tool.annotations } : {}),
       },
-      execute: async (args, config) => {
-        const { value, fallback } = await this.call(runtime, args, config?.signal);
-        return withFallbackNote(convertResult(value, this.config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH), fallback);
-      },
+      // Chained, not awaited: see policy/chain.ts.
+      execute: (args, config) => begin(() => this.call(runtime, args, config?.signal)).then(this.toolReply),
       errorMode: this.config.errors?.mode ?? "return",
       text: () => this.textOptions(),
     });
   }
+
+  /** A call's result as the model reads it, with the artifact. Made once, not per call. */
+  private readonly toolReply = ({ value, fallback }: WithFallback<CallToolResult>): [unknown, unknown] =>
+    withFallbackNote(convertResult(value, this.config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH), fallback);
 
   private textOptions(): ModelTextOptions {
     const errors = this.config.errors ?? {};
@@ -290,22 +301,22 @@ export class McpToolkit extends BaseToolkit {
   /** One call of a tool: the pipeline, with this toolkit's breaker, fallback and events. */
   private call(runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, nested = false): Promise<WithFallback<CallToolResult>> {
     const { identity, policy, target } = runtime;
-    const context = { toolName: identity.exposedName, serverName: identity.serverName };
+    // Telemetry tracks a call by its context object, so a traced call needs one of its own;
+    // untraced, nothing keys on it, and the tool's own serves every call.
+    const context = telemetryOn() ? { ...runtime.context } : runtime.context;
     // Shared by the call's attempts: a task this call created is asked about again, not re-run.
     const task: TaskCall = {
       policy: policy.task,
       timeoutMs: policy.timeoutMs,
-      onStatus: (status, message, taskId) => this.events.emit({ type: "task", ...context, taskId, status, ...(message ? { message } : {}) }),
+      onStatus: runtime.onTaskStatus,
     };
-    const once = refreshingOnToolNotFound(target.connection, identity.mcpName, (scope: AttemptScope, n: number, meta?: Record<string, string>) =>
-      callToolOnce(target, args, scope, n, context, signal, meta, task),
-    );
+    const refresh = new ToolListRefresh(target.connection, identity.mcpName);
     return runPipeline<CallToolResult>(
       {
         context,
         policy,
         // A tool its server stopped listing is refused here, unsent.
-        attempt: (scope, n, meta) => (runtime.removed ? Promise.reject(toolGone(identity, n)) : once(scope, n, meta)),
+        attempt: (scope, n, meta) => (runtime.removed ? Promise.reject(toolGone(identity, n)) : callToolOnce(target, args, scope, n, context, signal, meta, task, refresh)),
         guards: this.guards.get(identity.serverName)!,
         // A fallback's own call runs under its server's policy and breaker, and never falls back again.
         ...(nested ? { report: false } : { fallback: this.fallbackFor(runtime, args) }),

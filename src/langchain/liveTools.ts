@@ -2,11 +2,10 @@
  * Live tool lists: a tool the server no longer lists, and a server that says a tool is unknown.
  */
 import { McpToolError } from "../errors/McpToolError.js";
+import type { AttemptRecovery } from "../mcp/callTool.js";
 import type { Connection } from "../mcp/Connection.js";
 import type { ToolIdentity } from "../policy/resolve.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
-
-type Attempt<T> = (scope: AttemptScope, attempt: number, meta?: Record<string, string>) => Promise<T>;
 
 /** The error of a call of a tool its server stopped listing: nothing was sent. */
 export function toolGone(identity: ToolIdentity, attempts: number): McpToolError {
@@ -21,18 +20,22 @@ export function toolGone(identity: ToolIdentity, attempts: number): McpToolError
  * A server that answers `tool_not_found` may have changed its list since we read it: list the
  * tools again, once per call, and if the tool is still there call it once more (the server
  * refused the first call unsent). If it is gone, the listing has removed it from the toolkit.
+ * One per call, shared by its attempts; an object rather than a wrapper around each attempt,
+ * so that nothing of it waits on an attempt in flight (see policy/chain.ts).
  */
-export function refreshingOnToolNotFound<T>(connection: Connection, mcpName: string, attempt: Attempt<T>): Attempt<T> {
-  let refreshed = false;
-  return async (scope, n, meta) => {
-    try {
-      return await attempt(scope, n, meta);
-    } catch (error) {
-      if (refreshed || !(error instanceof McpToolError) || error.reason !== "tool_not_found") throw error;
-      refreshed = true;
-      const tools = await connection.refreshTools(scope.signal).catch(() => undefined);
-      if (!tools?.some((t) => t.name === mcpName)) throw error;
-      return attempt(scope, n, meta);
-    }
-  };
+export class ToolListRefresh implements AttemptRecovery {
+  private refreshed = false;
+
+  constructor(
+    private readonly connection: Connection,
+    private readonly mcpName: string,
+  ) {}
+
+  async retry<T>(error: unknown, scope: AttemptScope, again: () => Promise<T>): Promise<T> {
+    if (this.refreshed || !(error instanceof McpToolError) || error.reason !== "tool_not_found") throw error;
+    this.refreshed = true;
+    const tools = await this.connection.refreshTools(scope.signal).catch(() => undefined);
+    if (!tools?.some((t) => t.name === this.mcpName)) throw error;
+    return again();
+  }
 }

@@ -4,6 +4,7 @@ import { withInputRounds } from "./input.js";
 import { withRequestIds } from "./requestScope.js";
 import { runsAsTask, taskAttempt, type TaskCall } from "./taskCall.js";
 import { isControlFlow } from "../errors/controlFlow.js";
+import { begin } from "../policy/chain.js";
 import { fromResult } from "../errors/fromResult.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize, type CustomCodeTable } from "../errors/normalize.js";
@@ -25,13 +26,37 @@ export interface ToolTarget {
 
 const noProgress = (): void => {};
 
+/** Asked after an attempt failed: may settle the attempt another way (`again` repeats it), or rejects with `error`. */
+export interface AttemptRecovery {
+  retry<T>(error: unknown, scope: AttemptScope, again: () => Promise<T>): Promise<T>;
+}
+
+/** What one attempt learnt on its way, read when it fails to classify the failure. */
+interface AttemptFacts {
+  target: ToolTarget;
+  args: Record<string, unknown>;
+  scope: AttemptScope;
+  attempt: number;
+  context: CallContext;
+  callerSignal: AbortSignal | undefined;
+  meta: Record<string, string> | undefined;
+  task: TaskCall | undefined;
+  recovery: AttemptRecovery | undefined;
+  /** The connection the request went over; unset while none was had. */
+  lease?: Lease;
+  /** The JSON-RPC id of the request, where it was seen being written. */
+  id?: number;
+  /** Had the attempt been aborted before it was sent? Then the SDK refuses it unsent. */
+  abortedBeforeSend: boolean;
+}
+
 /**
  * One attempt at an MCP tool call. Its failure is classified here, once, with everything the
  * attempt knows: whether our timer fired, whether the caller aborted, whether the connection
  * closed during the call, whether a session was held, what the server said to wait. The
  * error is made for this call alone, even when many calls met the same failed reconnect.
  */
-export async function callToolOnce(
+export function callToolOnce(
   target: ToolTarget,
   args: Record<string, unknown>,
   scope: AttemptScope,
@@ -40,110 +65,151 @@ export async function callToolOnce(
   callerSignal: AbortSignal | undefined,
   meta?: Record<string, string>,
   task?: TaskCall,
+  recovery?: AttemptRecovery,
 ): Promise<CallToolResult> {
   const { connection } = target;
-  let lease: Lease | undefined;
-  let id: number | undefined;
-  let untrack = () => {};
-  let abortedBeforeSend = false;
-  let result: CallToolResult;
+  const facts: AttemptFacts = { target, args, scope, attempt, context, callerSignal, meta, task, recovery, abortedBeforeSend: false };
   const params = { name: target.mcpName, arguments: args, ...(meta ? { _meta: meta } : {}) };
+  let live: Lease | undefined;
   try {
-    const live = connection.current();
-    if (live && !connection.tracksStreams && scope.sdkCanBound && !runsAsTask(task, live.client, connection, target.mcpName)) {
-      // The common case: a live connection whose requests nothing outside needs to end. The
-      // SDK's own timer bounds the call (and cancels it on the server) and the caller's signal
-      // goes straight to it: no controller, timer or listener of ours.
-      lease = live;
-      abortedBeforeSend = callerSignal?.aborted === true;
-      result = await sendCall(connection, live.client, params, context, callerSignal, {
-        ...(callerSignal ? { signal: callerSignal } : {}),
-        timeout: scope.options.timeoutMs,
-        ...(scope.options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, onprogress: noProgress } : {}),
-      });
-    } else {
-      lease = await connection.lease(scope.signal);
-      const client = lease.client;
-      const untracks: Array<() => void> = [];
-      untrack = () => {
-        for (const end of untracks) end();
-      };
-      // Each request the call writes is registered under its id, so a broken stream can end it.
-      const ids = {
-        sent: (sent: number) => {
-          id = sent;
-          untracks.push(connection.track(sent, scope.controller));
-        },
-      };
-      // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
-      abortedBeforeSend = scope.signal.aborted;
-      // A task's polls are not tied to the call's controller: each poll's stream ends as it
-      // answers while the call goes on, and a lost connection must not cancel the task.
-      result = runsAsTask(task, client, connection, target.mcpName)
-        ? await taskAttempt(client, params, task, scope, { ...context, attempts: attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs)
-        : await withRequestIds(ids, () =>
-            sendCall(connection, client, params, context, scope.signal, {
-              signal: scope.signal,
-              timeout: target.sdkTimeoutMs,
-              ...(target.resetTimeoutOnProgress ? { onprogress: scope.progress } : {}),
-            }),
-          );
-    }
+    live = connection.current();
+    if (!live || connection.tracksStreams || !scope.sdkCanBound || runsAsTask(task, live.client, connection, target.mcpName)) return recoverFrom(attemptLeased(facts, params, task), facts);
   } catch (thrown) {
-    if (isControlFlow(thrown)) throw thrown;
-    const error = classify(thrown);
-    if (lease && error.reason === "protocol_version_unsupported") {
-      // The server changed era under us: renegotiate once; a second refusal is final.
-      if (!connection.versionRefused(lease)) throw error.with({ transient: false });
-    }
-    const effect = REASONS[error.reason].connection;
-    if (lease && (effect === "lost" || (effect === "request" && !connection.breaksArePerRequest))) await connection.invalidate(lease);
-    throw error;
-  } finally {
-    untrack();
+    return recoverFrom(failed(facts, thrown), facts);
   }
-  const domain = fromResult(result, { ...context, attempts: attempt });
+  // The common case: a live connection whose requests nothing outside needs to end. The
+  // SDK's own timer bounds the call (and cancels it on the server) and the caller's signal
+  // goes straight to it: no controller, timer or listener of ours. Chained, not awaited: see
+  // policy/chain.ts.
+  facts.lease = live;
+  facts.abortedBeforeSend = callerSignal?.aborted === true;
+  const client = live.client;
+  return begin(() =>
+    sendCall(connection, client, params, context, callerSignal, {
+      ...(callerSignal ? { signal: callerSignal } : {}),
+      timeout: scope.options.timeoutMs,
+      ...(scope.options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, onprogress: noProgress } : {}),
+    }),
+  ).then(
+    (result) => {
+      const domain = domainError(result, facts);
+      return domain ? recoverFrom(Promise.reject(domain), facts) : result;
+    },
+    (thrown: unknown) => recoverFrom(failed(facts, thrown), facts),
+  );
+}
+
+/** The attempt's outcome, unless it failed and the call's recovery settles it another way. */
+function recoverFrom(outcome: Promise<CallToolResult>, facts: AttemptFacts): Promise<CallToolResult> {
+  const { recovery } = facts;
+  if (!recovery) return outcome;
+  const again = () => callToolOnce(facts.target, facts.args, facts.scope, facts.attempt, facts.context, facts.callerSignal, facts.meta, facts.task, recovery);
+  return outcome.catch((error: unknown) => recovery.retry(error, facts.scope, again));
+}
+
+/**
+ * An attempt that needs our own controller: a (re)connect to wait for, a stream that can
+ * break under it (tracked by request id), a total cap, or a task.
+ */
+async function attemptLeased(facts: AttemptFacts, params: CallParams, task: TaskCall | undefined): Promise<CallToolResult> {
+  const { target, scope, context } = facts;
+  const { connection } = target;
+  const untracks: Array<() => void> = [];
+  let result: CallToolResult;
+  try {
+    const lease = await connection.lease(scope.signal);
+    facts.lease = lease;
+    const client = lease.client;
+    // Each request the call writes is registered under its id, so a broken stream can end it.
+    const ids = {
+      sent: (sent: number) => {
+        facts.id = sent;
+        untracks.push(connection.track(sent, scope.controller));
+      },
+    };
+    // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
+    facts.abortedBeforeSend = scope.signal.aborted;
+    // A task's polls are not tied to the call's controller: each poll's stream ends as it
+    // answers while the call goes on, and a lost connection must not cancel the task.
+    result = runsAsTask(task, client, connection, target.mcpName)
+      ? await taskAttempt(client, params, task, scope, { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs)
+      : await withRequestIds(ids, () =>
+          sendCall(connection, client, params, context, scope.signal, {
+            signal: scope.signal,
+            timeout: target.sdkTimeoutMs,
+            ...(target.resetTimeoutOnProgress ? { onprogress: () => scope.progress() } : {}),
+          }),
+        );
+  } catch (thrown) {
+    return await failed(facts, thrown);
+  } finally {
+    for (const end of untracks) end();
+  }
+  const domain = domainError(result, facts);
   if (domain) throw domain;
   return result;
+}
 
-  function classify(thrown: unknown): McpToolError {
-    const error = classifyFailure(thrown);
-    return lease && diedWithConnection(error, connection, scope.reason) ? withGeneration(error, lease.generation) : error;
-  }
+/** A result the tool answered with `isError` is its own failure, classified from the result. */
+function domainError(result: CallToolResult, facts: AttemptFacts): McpToolError | undefined {
+  return fromResult(result, { ...facts.context, attempts: facts.attempt });
+}
 
-  function classifyFailure(thrown: unknown): McpToolError {
-    const here = { ...context, attempts: attempt };
-    // Failing to get a connection, or timing out before sending, means the request was never written.
-    const unsent = lease === undefined || abortedBeforeSend;
-    // A connection's own failure (a refused reconnect) is shared by every call that waited on it.
-    if (thrown instanceof McpToolError) return thrown.with({ ...here, ...(unsent ? { outcome: "not_sent" } : {}) });
-    const reason: unknown = scope.reason;
-    // The toolkit closed under the call: its controller was aborted, or (on the fast path) the
-    // closing client ended the request.
-    if ((reason instanceof ToolkitClosedError || connection.isClosed) && !callerSignal?.aborted) {
-      const closed = reason instanceof ToolkitClosedError ? reason : new ToolkitClosedError(connection.name);
-      return McpToolError.of("closed", closed.message, { ...here, outcome: unsent ? "not_sent" : "unknown", cause: thrown });
-    }
-    if (reason instanceof StreamLostError && !callerSignal?.aborted) {
-      // We know exactly what happened: the answer stream broke or ended after the request was sent.
-      return McpToolError.of("stream_error", reason.message, { ...here, cause: reason });
-    }
-    const response = connection.takeResponse(id);
-    const url = connection.url;
-    const e = normalize(thrown, {
-      ...here,
-      aborted: callerSignal?.aborted === true,
-      timedOut: scope.timedOut,
-      ...(scope.expiredAfter ? { timedOutAfter: scope.expiredAfter } : {}),
-      transportClosed: lease !== undefined && connection.closedSince(lease),
-      exit: connection.lastExit,
-      hadSession: lease?.hadSession ?? false,
-      ...(url ? { url } : {}),
-      ...(response ? { response } : {}),
-      ...(target.customCodes ? { customCodes: target.customCodes } : {}),
-    });
-    return unsent && e.outcome !== "not_sent" ? e.with({ outcome: "not_sent" }) : e;
+/** Rejects with the attempt's failure, classified; a connection the failure broke is dropped first. */
+async function failed(facts: AttemptFacts, thrown: unknown): Promise<never> {
+  if (isControlFlow(thrown)) throw thrown;
+  const { lease, target } = facts;
+  const { connection } = target;
+  const error = classify(facts, thrown);
+  if (lease && error.reason === "protocol_version_unsupported") {
+    // The server changed era under us: renegotiate once; a second refusal is final.
+    if (!connection.versionRefused(lease)) throw error.with({ transient: false });
   }
+  const effect = REASONS[error.reason].connection;
+  if (lease && (effect === "lost" || (effect === "request" && !connection.breaksArePerRequest))) await connection.invalidate(lease);
+  throw error;
+}
+
+function classify(facts: AttemptFacts, thrown: unknown): McpToolError {
+  const { lease, target, scope } = facts;
+  const error = classifyFailure(facts, thrown);
+  return lease && diedWithConnection(error, target.connection, scope.reason) ? withGeneration(error, lease.generation) : error;
+}
+
+function classifyFailure(facts: AttemptFacts, thrown: unknown): McpToolError {
+  const { target, scope, context, callerSignal, lease, id } = facts;
+  const { connection } = target;
+  const here = { ...context, attempts: facts.attempt };
+  // Failing to get a connection, or timing out before sending, means the request was never written.
+  const unsent = lease === undefined || facts.abortedBeforeSend;
+  // A connection's own failure (a refused reconnect) is shared by every call that waited on it.
+  if (thrown instanceof McpToolError) return thrown.with({ ...here, ...(unsent ? { outcome: "not_sent" } : {}) });
+  const reason: unknown = scope.reason;
+  // The toolkit closed under the call: its controller was aborted, or (on the fast path) the
+  // closing client ended the request.
+  if ((reason instanceof ToolkitClosedError || connection.isClosed) && !callerSignal?.aborted) {
+    const closed = reason instanceof ToolkitClosedError ? reason : new ToolkitClosedError(connection.name);
+    return McpToolError.of("closed", closed.message, { ...here, outcome: unsent ? "not_sent" : "unknown", cause: thrown });
+  }
+  if (reason instanceof StreamLostError && !callerSignal?.aborted) {
+    // We know exactly what happened: the answer stream broke or ended after the request was sent.
+    return McpToolError.of("stream_error", reason.message, { ...here, cause: reason });
+  }
+  const response = connection.takeResponse(id);
+  const url = connection.url;
+  const e = normalize(thrown, {
+    ...here,
+    aborted: callerSignal?.aborted === true,
+    timedOut: scope.timedOut,
+    ...(scope.expiredAfter ? { timedOutAfter: scope.expiredAfter } : {}),
+    transportClosed: lease !== undefined && connection.closedSince(lease),
+    exit: connection.lastExit,
+    hadSession: lease?.hadSession ?? false,
+    ...(url ? { url } : {}),
+    ...(response ? { response } : {}),
+    ...(target.customCodes ? { customCodes: target.customCodes } : {}),
+  });
+  return unsent && e.outcome !== "not_sent" ? e.with({ outcome: "not_sent" }) : e;
 }
 
 /**

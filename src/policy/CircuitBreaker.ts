@@ -4,6 +4,7 @@ import { isServerFailure, McpToolError } from "../errors/McpToolError.js";
 import { decidedByCaller } from "../errors/reasons.js";
 import type { McpEvent } from "../events.js";
 import { cancelled, raceAbort, type CallContext } from "./abort.js";
+import { begin } from "./chain.js";
 
 export type { BreakerOptions };
 
@@ -120,8 +121,14 @@ export class CircuitBreaker {
    * Runs `fn` unless the circuit is open. A caller whose `signal` aborts while it waits for a
    * half-open test settles at once as `cancelled`.
    */
-  async execute<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, context: CallContext): Promise<T> {
-    if (!this.options.enabled) return fn();
+  execute<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, context: CallContext): Promise<T> {
+    if (!this.options.enabled) return begin(fn);
+    // The common case, decided without an await (see chain.ts): no fleet, no test under way, the circuit closed.
+    if (!this.shared && !this.test && !this.open) return signal?.aborted ? Promise.reject(cancelled(context, signal.reason, "not_sent")) : this.run(fn);
+    return this.executeGuarded(fn, signal, context);
+  }
+
+  private async executeGuarded<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, context: CallContext): Promise<T> {
     const fleet = this.shared?.state();
     if (fleet === "open") throw this.refusal(context);
     if (fleet === "half-open") {
@@ -143,25 +150,40 @@ export class CircuitBreaker {
     }
   }
 
-  private async run<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      const value = await fn();
-      this.failures = 0;
-      this.shared?.report("healthy", undefined, false);
-      return value;
-    } catch (error) {
-      const verdict = verdictOf(error);
-      if (verdict === "healthy") {
-        this.failures = 0;
-        this.shared?.report("healthy", error, false);
-      } else if (verdict === "failure" && this.isNewEvidence(error as McpToolError)) {
-        this.lastError = error as McpToolError;
-        this.shared?.report("failure", error, false);
-        if (++this.failures >= this.options.failureThreshold && !this.open) this.trip();
-      }
-      throw error;
-    }
+  /**
+   * May a call run now with no more of the breaker's help than `succeeded` and `failed` told its
+   * end? Yes while the circuit is closed, no test is under way, no fleet shares it and the caller
+   * has not aborted: what `execute` would do then is exactly that, so the pipeline can fold it
+   * into the attempt's own step (see chain.ts).
+   */
+  admitsDirectly(signal: AbortSignal | undefined): boolean {
+    return this.options.enabled && !this.shared && !this.test && !this.open && !signal?.aborted;
   }
+
+  private run<T>(fn: () => Promise<T>): Promise<T> {
+    return begin(fn).then(this.succeeded, this.failed) as Promise<T>;
+  }
+
+  /** A call through the closed circuit answered. Made once, not per call. */
+  readonly succeeded = <T>(value: T): T => {
+    this.failures = 0;
+    this.shared?.report("healthy", undefined, false);
+    return value;
+  };
+
+  /** A call through the closed circuit failed: counted if it was the server's failure, and new evidence of it. Rethrows it. */
+  readonly failed = (error: unknown): never => {
+    const verdict = verdictOf(error);
+    if (verdict === "healthy") {
+      this.failures = 0;
+      this.shared?.report("healthy", error, false);
+    } else if (verdict === "failure" && this.isNewEvidence(error as McpToolError)) {
+      this.lastError = error as McpToolError;
+      this.shared?.report("failure", error, false);
+      if (++this.failures >= this.options.failureThreshold && !this.open) this.trip();
+    }
+    throw error;
+  };
 
   private runTest<T>(fn: () => Promise<T>): Promise<T> {
     this.hooks.onHalfOpen?.();

@@ -2,6 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { FallbackFunction } from "../config/index.js";
 import { isServerFailure, type McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
+import { begin } from "./chain.js";
 
 /** Where an answer came from when the primary failed: what the model and the artifact are told. */
 export interface FallbackNote {
@@ -59,25 +60,31 @@ export interface WithFallback<T> {
  * Permanent and domain errors never fall back: another server would answer them the same.
  * A fallback that fails too reports both failures in one error.
  */
-export async function runWithFallback<T>(
+export function runWithFallback<T>(
   primary: () => Promise<T>,
   fallback: Fallback<T> | undefined,
   signal: AbortSignal | undefined,
 ): Promise<WithFallback<T>> {
+  // Chained, not awaited (see chain.ts); without a fallback, every failure passes through as it is.
+  const first = begin(primary);
+  return fallback ? first.then(valueOnly, (thrown: unknown) => fallBack(thrown as McpToolError, fallback, signal)) : first.then(valueOnly);
+}
+
+function valueOnly<T>(value: T): WithFallback<T> {
+  return { value };
+}
+
+/** The primary failed: the fallback answers, when the failure and the caller allow it. */
+async function fallBack<T>(error: McpToolError, fallback: Fallback<T>, signal: AbortSignal | undefined): Promise<WithFallback<T>> {
+  if (!isServerFailure(error) || signal?.aborted) throw error;
+  if ((await fallback.before?.(error)) === "skip") throw error;
+  let value: T;
   try {
-    return { value: await primary() };
-  } catch (thrown) {
-    const error = thrown as McpToolError;
-    if (!fallback || !isServerFailure(error) || signal?.aborted) throw error;
-    if ((await fallback.before?.(error)) === "skip") throw error;
-    let value: T;
-    try {
-      value = await fallback.run(error, signal);
-    } catch (fallbackError) {
-      // A fallback function is the user's code and may throw anything.
-      const f = normalize(fallbackError);
-      throw error.with({ message: `${error.message} The fallback ${fallback.from} also failed (${f.reason}): ${f.message}` });
-    }
-    return { value, fallback: { from: fallback.from, reason: error.reason, error, name: fallback.name } };
+    value = await fallback.run(error, signal);
+  } catch (fallbackError) {
+    // A fallback function is the user's code and may throw anything.
+    const f = normalize(fallbackError);
+    throw error.with({ message: `${error.message} The fallback ${fallback.from} also failed (${f.reason}): ${f.message}` });
   }
+  return { value, fallback: { from: fallback.from, reason: error.reason, error, name: fallback.name } };
 }

@@ -46,27 +46,22 @@ export interface RetryHooks {
 }
 
 /**
- * Runs `attempt` under the policy. The first attempt runs directly; only a failure enters
- * p-retry, so a call that succeeds pays for no retry machinery. The delay is ours, not
- * p-retry's, so that a server's Retry-After can be honoured exactly and reported in the
- * `retry` event.
+ * The retries of a call whose first attempt failed with `first`. The first attempt runs
+ * directly, in the pipeline's own step; only a failure comes here, and only one the policy
+ * would repeat enters p-retry, so a call that succeeds pays for no retry machinery. The delay
+ * is ours, not p-retry's, so that a server's Retry-After can be honoured exactly and reported
+ * in the `retry` event. `started` is when the first attempt began, for `maxRetryTime`.
  *
  * `attempt` must reject with an McpToolError (classified where the most is known); this
  * rejects with a new one whose `attempts` is set.
  */
-export async function runWithRetry<T>(
+export async function retryAfterFirst<T>(
+  first: McpToolError,
   attempt: (attemptNumber: number) => Promise<T>,
   options: ResolvedRetry,
   hooks: RetryHooks,
+  started: number,
 ): Promise<T> {
-  const started = performance.now();
-  let first: McpToolError;
-  try {
-    return await attempt(1);
-  } catch (error) {
-    if (isControlFlow(error)) throw error;
-    first = error as McpToolError;
-  }
   // A failure nothing would repeat (a tool's isError, a permanent error) ends here, without
   // entering p-retry; the verdict is kept so that a custom shouldRetry is asked once.
   const firstVerdict = options.retries > 0 && retryVerdict(first, 1, hooks.idempotent, options);

@@ -18,19 +18,23 @@ export interface AttemptTimeoutOptions {
  * SDK's own `maxTotalTimeout` does not do.
  */
 export class AttemptScope {
-  /** Which of our timers fired, if any. */
-  timedOut = false;
-  /** Which of our timers fired, and its length: the message names it whatever the SDK made of the abort. */
-  expiredAfter: { timeout: number } | { maxTotalTimeout: number } | undefined;
-  private own: AbortController | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private totalTimer: NodeJS.Timeout | undefined;
-  private onCallerAbort: (() => void) | undefined;
+  /** Our controller and its timers, made on first use; most attempts never have them, so they live apart. */
+  private armed: Armed | undefined;
 
   constructor(
     readonly options: AttemptTimeoutOptions,
     readonly callerSignal?: AbortSignal,
   ) {}
+
+  /** Did one of our timers fire? */
+  get timedOut(): boolean {
+    return this.armed?.expiredAfter !== undefined;
+  }
+
+  /** Which of our timers fired, and its length: the message names it whatever the SDK made of the abort. */
+  get expiredAfter(): { timeout: number } | { maxTotalTimeout: number } | undefined {
+    return this.armed?.expiredAfter;
+  }
 
   /** Can the SDK's own timer bound this attempt alone? Not with a total cap: the SDK sends no cancel for it. */
   get sdkCanBound(): boolean {
@@ -39,7 +43,7 @@ export class AttemptScope {
 
   /** Our own controller, made (and its timers armed) on first use. */
   get controller(): AbortController {
-    return this.own ?? this.start();
+    return (this.armed ?? this.start()).controller;
   }
 
   get signal(): AbortSignal {
@@ -48,51 +52,66 @@ export class AttemptScope {
 
   /** Why our controller aborted, if it was ever made and did. */
   get reason(): unknown {
-    return this.own?.signal.reason;
+    return this.armed?.controller.signal.reason;
   }
 
-  /** For `onprogress`: restarts the attempt's timeout when the policy says so. */
-  readonly progress = (): void => {
-    if (this.options.resetTimeoutOnProgress && this.own && !this.own.signal.aborted) this.arm();
-  };
+  /**
+   * For `onprogress`: restarts the attempt's timeout when the policy says so. A method, not a
+   * bound field: most attempts never hear of progress, and a closure per attempt is held all call long.
+   */
+  progress(): void {
+    const armed = this.armed;
+    if (this.options.resetTimeoutOnProgress && armed && !armed.controller.signal.aborted) this.arm(armed);
+  }
 
-  private start(): AbortController {
+  private start(): Armed {
     const controller = new AbortController();
-    this.own = controller;
+    const armed: Armed = { controller };
+    this.armed = armed;
     const caller = this.callerSignal;
     if (caller?.aborted) controller.abort(caller.reason);
     else if (caller) {
-      this.onCallerAbort = () => controller.abort(caller.reason);
-      caller.addEventListener("abort", this.onCallerAbort, { once: true });
+      armed.onCallerAbort = () => controller.abort(caller.reason);
+      caller.addEventListener("abort", armed.onCallerAbort, { once: true });
     }
-    this.arm();
+    this.arm(armed);
     if (this.options.maxTotalTimeoutMs !== undefined) {
       const max = this.options.maxTotalTimeoutMs;
-      this.totalTimer = setTimeout(() => this.expire({ maxTotalTimeout: max }), max);
+      armed.totalTimer = setTimeout(() => this.expire(armed, { maxTotalTimeout: max }), max);
     }
-    return controller;
+    return armed;
   }
 
-  private arm(): void {
-    clearTimeout(this.timer);
+  private arm(armed: Armed): void {
+    clearTimeout(armed.timer);
     const timeout = this.options.timeoutMs;
-    this.timer = setTimeout(() => this.expire({ timeout }), timeout);
+    armed.timer = setTimeout(() => this.expire(armed, { timeout }), timeout);
   }
 
-  private expire(data: { timeout: number } | { maxTotalTimeout: number }): void {
-    if (!this.own || this.own.signal.aborted) return;
-    this.timedOut = true;
-    this.expiredAfter = data;
+  private expire(armed: Armed, data: { timeout: number } | { maxTotalTimeout: number }): void {
+    if (armed.controller.signal.aborted) return;
+    armed.expiredAfter = data;
     // The SDK's own timeout error shape, so the error reads the same whichever timer fired.
     // The v2 client passes an SdkError through as the call's rejection (any other reason it
     // wraps, losing `data`); v1 rejects with whatever the signal carries.
-    this.own.abort(new SdkError(SdkErrorCode.RequestTimeout, "Request timed out", data));
+    armed.controller.abort(new SdkError(SdkErrorCode.RequestTimeout, "Request timed out", data));
   }
 
   dispose(): void {
-    if (!this.own) return;
-    clearTimeout(this.timer);
-    clearTimeout(this.totalTimer);
-    if (this.onCallerAbort) this.callerSignal?.removeEventListener("abort", this.onCallerAbort);
+    const armed = this.armed;
+    if (!armed) return;
+    clearTimeout(armed.timer);
+    clearTimeout(armed.totalTimer);
+    if (armed.onCallerAbort) this.callerSignal?.removeEventListener("abort", armed.onCallerAbort);
   }
+}
+
+/** An attempt's own controller and what is attached to it. */
+interface Armed {
+  controller: AbortController;
+  timer?: NodeJS.Timeout;
+  totalTimer?: NodeJS.Timeout;
+  onCallerAbort?: () => void;
+  /** Set when one of our timers fired: which, and its length. */
+  expiredAfter?: { timeout: number } | { maxTotalTimeout: number };
 }

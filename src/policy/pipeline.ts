@@ -8,8 +8,9 @@ import { runWithFallback, type Fallback, type WithFallback } from "./FallbackPol
 import type { ResolvedPolicy } from "./resolve.js";
 import type { RetryAfterGate } from "./RetryAfterGate.js";
 import type { RetryBudget } from "./RetryBudget.js";
-import { runWithRetry } from "./RetryPolicy.js";
+import { retryAfterFirst, type RetryHooks } from "./RetryPolicy.js";
 import { AttemptScope } from "./TimeoutPolicy.js";
+import { begin } from "./chain.js";
 
 /**
  * One attempt at the call, under its scope: `scope.signal` aborts on our timeout or the
@@ -64,56 +65,118 @@ export interface PipelineSpec<T> {
  */
 export function runPipeline<T>(spec: PipelineSpec<T>, signal?: AbortSignal): Promise<WithFallback<T>> {
   const instrument = spec.instrument;
-  return instrument ? instrument.call(spec.context, () => runCall(spec, signal, instrument)) : runCall(spec, signal, undefined);
+  return begin(() => (instrument ? instrument.call(spec.context, () => runCall(spec, signal, instrument)) : runCall(spec, signal, undefined)));
 }
 
-async function runCall<T>(spec: PipelineSpec<T>, signal: AbortSignal | undefined, instrument: Instrumentation | undefined): Promise<WithFallback<T>> {
-  const { context, policy, events } = spec;
-  const { breaker, gate, budget } = spec.guards ?? {};
-  const report = spec.report !== false && events !== undefined;
-  const started = performance.now();
-  if (report) events.emit({ type: "call", ...context });
-  let attempts = 0;
+/**
+ * The call itself. The first attempt, the common case, runs through every stage in one chained
+ * step (see chain.ts): its timeout, its circuit's verdict and the call's events are settled in
+ * the same `.then`. Only a failure enters the stages one by one: retry, then fallback.
+ */
+function runCall<T>(spec: PipelineSpec<T>, signal: AbortSignal | undefined, instrument: Instrumentation | undefined): Promise<WithFallback<T>> {
+  return new PipelineCall(spec, signal, instrument).run();
+}
 
-  const timed = async (n: number): Promise<T> => {
-    budget?.noteAttempt();
-    const scope = new AttemptScope(policy, signal);
-    try {
-      return await (instrument ? instrument.attempt(context, n, (meta) => spec.attempt(scope, n, meta)) : spec.attempt(scope, n, undefined));
-    } catch (thrown) {
-      if (isControlFlow(thrown)) throw thrown;
-      // An attempt classifies its own failures; anything else is a bug we still report well.
-      const error = thrown instanceof McpToolError ? thrown : normalize(thrown, { ...context, attempts: n });
-      gate?.note(error);
-      throw error;
-    } finally {
-      scope.dispose();
-    }
-  };
-  const attempt = async (n: number): Promise<T> => {
-    attempts = n;
+/**
+ * One call's state. A class, not closures over `runCall`'s variables: its stages are methods,
+ * shared by every call, so a call in flight holds one object instead of a closure per stage.
+ */
+class PipelineCall<T> {
+  private readonly started = performance.now();
+  /** When the first attempt began, for the retry policy's `maxRetryTime`. */
+  private retryStarted = 0;
+  private attempts = 0;
+
+  constructor(
+    private readonly spec: PipelineSpec<T>,
+    private readonly signal: AbortSignal | undefined,
+    private readonly instrument: Instrumentation | undefined,
+  ) {}
+
+  /** Report `call`, `success` and `error`? */
+  private get report(): boolean {
+    return this.spec.report !== false && this.spec.events !== undefined;
+  }
+
+  run(): Promise<WithFallback<T>> {
+    const { events, context } = this.spec;
+    if (this.report) events!.emit({ type: "call", ...context });
+    this.retryStarted = performance.now();
+    return begin(() => this.attempt(1)).then(
+      (value) => this.succeeded({ value }),
+      (first: unknown) =>
+        this.recover(first).then(
+          (out) => this.succeeded(out),
+          (error: unknown) => this.failed(error),
+        ),
+    );
+  }
+
+  private attempt(n: number): Promise<T> {
+    this.attempts = n;
+    const gate = this.spec.guards?.gate;
     // Checked without an await: most attempts meet no wait.
-    if (gate && gate.remainingMs > 0) await gate.pass(policy.retry.maxTimeout, signal, context);
-    return breaker ? breaker.execute(() => timed(n), signal, context) : timed(n);
-  };
-  const retried = () =>
-    runWithRetry(attempt, policy.retry, {
-      ...(signal ? { signal } : {}),
-      idempotent: policy.idempotent,
-      context,
-      ...(budget ? { budget } : {}),
-      ...(events ? { onRetry: (error, n, delayMs) => events.emit({ type: "retry", ...context, attempt: n, delayMs, error }) } : {}),
-    });
+    if (gate && gate.remainingMs > 0) return gate.pass(this.spec.policy.retry.maxTimeout, this.signal, this.spec.context).then(() => this.guarded(n));
+    return this.guarded(n);
+  }
 
-  try {
-    const out = await runWithFallback(retried, spec.fallback, signal);
+  /** A closed circuit hears the attempt's end from `timed`; any other state is the breaker's to run. */
+  private guarded(n: number): Promise<T> {
+    const breaker = this.spec.guards?.breaker;
+    if (!breaker) return this.timed(n, undefined);
+    return breaker.admitsDirectly(this.signal) ? this.timed(n, breaker) : breaker.execute(() => this.timed(n, undefined), this.signal, this.spec.context);
+  }
+
+  /** One attempt under its timeout; `circuit` is the closed breaker it reports its end to. */
+  private timed(n: number, circuit: CircuitBreaker | undefined): Promise<T> {
+    const { spec, instrument } = this;
+    const { context, guards } = spec;
+    guards?.budget?.noteAttempt();
+    const scope = new AttemptScope(spec.policy, this.signal);
+    return begin(() => (instrument ? instrument.attempt(context, n, (meta) => spec.attempt(scope, n, meta)) : spec.attempt(scope, n, undefined))).then(
+      (value) => {
+        scope.dispose();
+        return circuit ? circuit.succeeded(value) : value;
+      },
+      (thrown: unknown) => {
+        scope.dispose();
+        // An attempt classifies its own failures; anything else is a bug we still report well.
+        const error = isControlFlow(thrown) || thrown instanceof McpToolError ? thrown : normalize(thrown, { ...context, attempts: n });
+        if (error instanceof McpToolError) guards?.gate?.note(error);
+        if (circuit) circuit.failed(error);
+        throw error;
+      },
+    );
+  }
+
+  /** The first attempt failed: the retries, then the fallback, as the policy allows. */
+  private recover(first: unknown): Promise<WithFallback<T>> {
+    const { spec, signal } = this;
+    const retried = () => {
+      if (isControlFlow(first)) return Promise.reject(first);
+      const { context, events, policy } = spec;
+      const budget = spec.guards?.budget;
+      const hooks: RetryHooks = {
+        ...(signal ? { signal } : {}),
+        idempotent: policy.idempotent,
+        context,
+        ...(budget ? { budget } : {}),
+        ...(events ? { onRetry: (error, n, delayMs) => events.emit({ type: "retry", ...context, attempt: n, delayMs, error }) } : {}),
+      };
+      return retryAfterFirst(first as McpToolError, (n) => this.attempt(n), policy.retry, hooks, this.retryStarted);
+    };
+    return runWithFallback(retried, spec.fallback, signal);
+  }
+
+  private succeeded(out: WithFallback<T>): WithFallback<T> {
+    const { events, context } = this.spec;
     if (out.fallback && events) events.emit({ type: "fallback", ...context, error: out.fallback.error, fallback: out.fallback.name });
-    if (report) events.emit({ type: "success", ...context, attempts: Math.max(attempts, 1), durationMs: performance.now() - started });
+    if (this.report) events!.emit({ type: "success", ...context, attempts: Math.max(this.attempts, 1), durationMs: performance.now() - this.started });
     return out;
-  } catch (error) {
-    if (!(error instanceof McpToolError)) throw error;
-    const e = error;
-    if (report) events.emit({ type: "error", ...context, attempt: e.attempts, error: e });
-    throw e;
+  }
+
+  private failed(error: unknown): never {
+    if (this.report && error instanceof McpToolError) this.spec.events!.emit({ type: "error", ...this.spec.context, attempt: error.attempts, error });
+    throw error;
   }
 }
