@@ -53,7 +53,7 @@ export interface RetryHooks {
  * in the `retry` event. `started` is when the first attempt began, for `maxRetryTime`.
  *
  * `attempt` must reject with an McpToolError (classified where the most is known); this
- * rejects with a new one whose `attempts` is set.
+ * rejects with one whose `attempts` is the count made (a copy only where the count differs).
  */
 export async function retryAfterFirst<T>(
   first: McpToolError,
