@@ -180,6 +180,11 @@ export class EventHub {
     return false;
   }
 
+  /** Would an event of this type reach anyone? Lets a caller skip building it. */
+  listens(type: McpEventType): boolean {
+    return this.all.size > 0 || (this.byType.get(type)?.size ?? 0) > 0;
+  }
+
   emit(raw: McpEvent): void {
     const typed = this.byType.get(raw.type);
     // Redacting an error costs microseconds: only for an event someone receives.

@@ -7,7 +7,7 @@ import { isControlFlow } from "../errors/controlFlow.js";
 import { begin } from "../policy/chain.js";
 import { fromResult } from "../errors/fromResult.js";
 import { McpToolError } from "../errors/McpToolError.js";
-import { normalize, type CustomCodeTable } from "../errors/normalize.js";
+import { normalize, type CustomCodeTable, type NormalizeContext } from "../errors/normalize.js";
 import { REASONS } from "../errors/reasons.js";
 import type { CallContext } from "../policy/abort.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
@@ -195,20 +195,24 @@ function classifyFailure(facts: AttemptFacts, thrown: unknown): McpToolError {
     // We know exactly what happened: the answer stream broke or ended after the request was sent.
     return McpToolError.of("stream_error", reason.message, { ...here, cause: reason });
   }
-  const response = connection.takeResponse(id);
-  const url = connection.url;
-  const e = normalize(thrown, {
-    ...here,
+  // Built field by field: conditional spreads made this the costliest step of a JSON-RPC error.
+  const known: NormalizeContext = {
+    toolName: context.toolName,
+    serverName: context.serverName,
+    attempts: facts.attempt,
     aborted: callerSignal?.aborted === true,
     timedOut: scope.timedOut,
-    ...(scope.expiredAfter ? { timedOutAfter: scope.expiredAfter } : {}),
     transportClosed: lease !== undefined && connection.closedSince(lease),
     exit: connection.lastExit,
     hadSession: lease?.hadSession ?? false,
-    ...(url ? { url } : {}),
-    ...(response ? { response } : {}),
-    ...(target.customCodes ? { customCodes: target.customCodes } : {}),
-  });
+  };
+  if (scope.expiredAfter) known.timedOutAfter = scope.expiredAfter;
+  const url = connection.url;
+  if (url) known.url = url;
+  const response = connection.takeResponse(id);
+  if (response) known.response = response;
+  if (target.customCodes) known.customCodes = target.customCodes;
+  const e = normalize(thrown, known);
   return unsent && e.outcome !== "not_sent" ? e.with({ outcome: "not_sent" }) : e;
 }
 

@@ -93,14 +93,14 @@ class PipelineCall<T> {
     private readonly instrument: Instrumentation | undefined,
   ) {}
 
-  /** Report `call`, `success` and `error`? */
-  private get report(): boolean {
-    return this.spec.report !== false && this.spec.events !== undefined;
+  /** Report `type` (`call`, `success` or `error`)? Not when nobody listens: the event is not even built. */
+  private reports(type: "call" | "success" | "error"): boolean {
+    return this.spec.report !== false && this.spec.events !== undefined && this.spec.events.listens(type);
   }
 
   run(): Promise<WithFallback<T>> {
     const { events, context } = this.spec;
-    if (this.report) events!.emit({ type: "call", ...context });
+    if (this.reports("call")) events!.emit({ type: "call", ...context });
     this.retryStarted = performance.now();
     return begin(() => this.attempt(1)).then(
       (value) => this.succeeded({ value }),
@@ -171,12 +171,12 @@ class PipelineCall<T> {
   private succeeded(out: WithFallback<T>): WithFallback<T> {
     const { events, context } = this.spec;
     if (out.fallback && events) events.emit({ type: "fallback", ...context, error: out.fallback.error, fallback: out.fallback.name });
-    if (this.report) events!.emit({ type: "success", ...context, attempts: Math.max(this.attempts, 1), durationMs: performance.now() - this.started });
+    if (this.reports("success")) events!.emit({ type: "success", ...context, attempts: Math.max(this.attempts, 1), durationMs: performance.now() - this.started });
     return out;
   }
 
   private failed(error: unknown): never {
-    if (this.report && error instanceof McpToolError) this.spec.events!.emit({ type: "error", ...this.spec.context, attempt: error.attempts, error });
+    if (error instanceof McpToolError && this.reports("error")) this.spec.events!.emit({ type: "error", ...this.spec.context, attempt: error.attempts, error });
     throw error;
   }
 }
