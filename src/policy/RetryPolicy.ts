@@ -33,6 +33,15 @@ export function retryVerdict(error: McpToolError, attempt: number, idempotent: b
   return isSafeToRetry(error, idempotent, options.retryUnknownOutcome);
 }
 
+/**
+ * Would the policy repeat a call whose first attempt failed with `first`? Asked once per
+ * call, so that a custom `shouldRetry` hears each failure once; the answer goes to
+ * {@link retryAfterFirst}.
+ */
+export function retriesAfterFirst(first: McpToolError, idempotent: boolean, options: ResolvedRetry): boolean {
+  return options.retries > 0 && retryVerdict(first, 1, idempotent, options);
+}
+
 export interface RetryHooks {
   /** The caller's signal; aborting it interrupts a backoff wait at once. */
   signal?: AbortSignal;
@@ -46,7 +55,8 @@ export interface RetryHooks {
 }
 
 /**
- * The retries of a call whose first attempt failed with `first`. The first attempt runs
+ * The retries of a call whose first attempt failed with `first`, which the policy would repeat
+ * if `firstVerdict` (from {@link retriesAfterFirst}). The first attempt runs
  * directly, in the pipeline's own step; only a failure comes here, and only one the policy
  * would repeat enters p-retry, so a call that succeeds pays for no retry machinery. The delay
  * is ours, not p-retry's, so that a server's Retry-After can be honoured exactly and reported
@@ -57,15 +67,14 @@ export interface RetryHooks {
  */
 export async function retryAfterFirst<T>(
   first: McpToolError,
+  firstVerdict: boolean,
   attempt: (attemptNumber: number) => Promise<T>,
   options: ResolvedRetry,
   hooks: RetryHooks,
   started: number,
 ): Promise<T> {
   // A failure nothing would repeat (a tool's isError, a permanent error) ends here, without
-  // entering p-retry; the verdict is kept so that a custom shouldRetry is asked once.
-  const firstVerdict = options.retries > 0 && retryVerdict(first, 1, hooks.idempotent, options);
-  // Each attempt's error is already this call's own, made with its attempt number.
+  // entering p-retry. Each attempt's error is already this call's own, made with its number.
   if (!firstVerdict) return Promise.reject(first.attempts === 1 ? first : first.with({ attempts: 1 }));
   let last = first;
   let attempts = 1;

@@ -8,7 +8,7 @@ import { runWithFallback, type Fallback, type WithFallback } from "./FallbackPol
 import type { ResolvedPolicy } from "./resolve.js";
 import type { RetryAfterGate } from "./RetryAfterGate.js";
 import type { RetryBudget } from "./RetryBudget.js";
-import { retryAfterFirst, type RetryHooks } from "./RetryPolicy.js";
+import { retriesAfterFirst, retryAfterFirst, type RetryHooks } from "./RetryPolicy.js";
 import { AttemptScope } from "./TimeoutPolicy.js";
 import { begin } from "./chain.js";
 
@@ -152,8 +152,12 @@ class PipelineCall<T> {
   /** The first attempt failed: the retries, then the fallback, as the policy allows. */
   private recover(first: unknown): Promise<WithFallback<T>> {
     const { spec, signal } = this;
+    if (isControlFlow(first)) return Promise.reject(first);
+    const verdict = retriesAfterFirst(first as McpToolError, spec.policy.idempotent, spec.policy.retry);
+    // Most failures end here: nothing to repeat (a tool's isError, a permanent error) and no
+    // fallback, so neither policy is entered.
+    if (!verdict && !spec.fallback) return Promise.reject(first);
     const retried = () => {
-      if (isControlFlow(first)) return Promise.reject(first);
       const { context, events, policy } = spec;
       const budget = spec.guards?.budget;
       const hooks: RetryHooks = {
@@ -163,7 +167,7 @@ class PipelineCall<T> {
         ...(budget ? { budget } : {}),
         ...(events ? { onRetry: (error, n, delayMs) => events.emit({ type: "retry", ...context, attempt: n, delayMs, error }) } : {}),
       };
-      return retryAfterFirst(first as McpToolError, (n) => this.attempt(n), policy.retry, hooks, this.retryStarted);
+      return retryAfterFirst(first as McpToolError, verdict, (n) => this.attempt(n), policy.retry, hooks, this.retryStarted);
     };
     return runWithFallback(retried, spec.fallback, signal);
   }
