@@ -78,7 +78,7 @@ export function renderMarkdown(sections: SectionResult[], run: RunInfo): string 
     "## Machine",
     "",
     ...machine(),
-    `- Ours: ${run.origin}; @langchain/mcp-adapters ${peerVersion("@langchain/mcp-adapters")}, @langchain/core ${peerVersion("@langchain/core")}, @modelcontextprotocol/sdk ${peerVersion("@modelcontextprotocol/sdk")}`,
+    `- Ours: ${run.origin}; @langchain/mcp-adapters ${peerVersion("@langchain/mcp-adapters")}, @langchain/core ${peerVersion("@langchain/core")}, @modelcontextprotocol/sdk ${peerVersion("@modelcontextprotocol/sdk")} (v1), @modelcontextprotocol/client ${peerVersion("@modelcontextprotocol/client")} (v2, the client ours runs on)`,
     `- Load average: ${run.loadAtStart.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end. Other work on the machine slows every subject; ` +
       "subjects are interleaved in rounds so it falls on all of them alike, which keeps the ratios fair even when absolute figures move.",
     "",

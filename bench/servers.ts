@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { Client as V2Client, StreamableHTTPClientTransport as V2StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -54,6 +55,13 @@ export async function connectStdio(role: string): Promise<Connected> {
 export async function connectHttp(url: URL): Promise<Connected> {
   const client = newClient();
   await client.connect(new StreamableHTTPClientTransport(url));
+  return { client, close: () => client.close() };
+}
+
+/** A v2 SDK client (`@modelcontextprotocol/client`, the line ours runs on) over streamable HTTP, in its default (2025) era. */
+export async function connectHttpV2(url: URL): Promise<{ client: V2Client; close: () => Promise<void> }> {
+  const client = new V2Client({ name: "bench", version: "1.0.0" });
+  await client.connect(new V2StreamableHTTPClientTransport(url));
   return { client, close: () => client.close() };
 }
 

@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { callToolWith, isV2Client, type AnyClient, type CallOptions, type CallParams } from "./clients.js";
 import { withInputRounds } from "./input.js";
-import { withRequestIds } from "./requestScope.js";
+import { markRequests } from "./requestScope.js";
 import { runsAsTask, taskAttempt, type TaskCall } from "./taskCall.js";
 import { isControlFlow } from "../errors/controlFlow.js";
 import { begin } from "../policy/chain.js";
@@ -133,13 +133,12 @@ async function attemptLeased(facts: AttemptFacts, params: CallParams, task: Task
     // answers while the call goes on, and a lost connection must not cancel the task.
     result = runsAsTask(task, client, connection, target.mcpName)
       ? await taskAttempt(client, params, task, scope, { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs)
-      : await withRequestIds(ids, () =>
-          sendCall(connection, client, params, context, scope.signal, {
-            signal: scope.signal,
-            timeout: target.sdkTimeoutMs,
-            ...(target.resetTimeoutOnProgress ? { onprogress: () => scope.progress() } : {}),
-          }),
-        );
+      : await sendCall(connection, client, params, context, scope.signal, {
+          ...markRequests(ids),
+          signal: scope.signal,
+          timeout: target.sdkTimeoutMs,
+          ...(target.resetTimeoutOnProgress ? { onprogress: () => scope.progress() } : {}),
+        });
   } catch (thrown) {
     return await failed(facts, thrown);
   } finally {

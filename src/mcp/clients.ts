@@ -21,6 +21,8 @@ export interface CallOptions {
   timeout?: number;
   resetTimeoutOnProgress?: boolean;
   onprogress?: (progress: unknown) => void;
+  /** Passed to the transport's `send` as given; marks the call's requests (see requestScope). */
+  onresumptiontoken?: (token: string) => void;
   /** v2, 2026-07-28: hand an `input_required` answer back instead of fulfilling it inside the SDK. */
   allowInputRequired?: boolean;
 }

@@ -1,29 +1,43 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { Transport } from "@modelcontextprotocol/client";
 
 /**
  * Which JSON-RPC ids a tool call's requests went out under. The v2 client awaits before it
  * numbers a request, so reading its counter before `callTool` names the wrong request when
- * calls run concurrently; the id is read where the request is written instead, in the async
- * context of the call that wrote it. A call answered after `input_required` rounds has several.
+ * calls run concurrently; the id is read where the request is written instead.
+ *
+ * The call is recognised there by its request options: both SDK lines hand a request's
+ * `onresumptiontoken` to `transport.send` as the caller gave it, so a function made for one
+ * call names that call (pinned by the tests of concurrent calls over HTTP). It does nothing when
+ * called: the transport keeps the last event id itself to resume a stream. An AsyncLocalStorage did this job
+ * before, but on Node 20 running one turns on promise hooks for the whole process, which cost
+ * about 5% of an HTTP tool call's CPU, for every caller in the process. A call answered after
+ * `input_required` rounds sends each round with the same options, so it has several ids.
  */
 export interface RequestIds {
   /** Called with each request id the call writes. */
   sent(id: number): void;
 }
 
-const scope = new AsyncLocalStorage<RequestIds>();
-
-/** Runs `call` so that every request it writes through a {@link tagRequests} transport is reported to `ids`. */
-export function withRequestIds<T>(ids: RequestIds, call: () => Promise<T>): Promise<T> {
-  return scope.run(ids, call);
+/** The options that mark a call's requests, for the call that owns them. */
+export interface RequestMark {
+  onresumptiontoken: (token: string) => void;
 }
 
-/** Reports the id of every request written through `transport` to the call that wrote it. */
+const owners = new WeakMap<object, RequestIds>();
+
+/** Request options that make every request written with them through a {@link tagRequests} transport be reported to `ids`. */
+export function markRequests(ids: RequestIds): RequestMark {
+  const onresumptiontoken = (): void => {};
+  owners.set(onresumptiontoken, ids);
+  return { onresumptiontoken };
+}
+
+/** Reports the id of every request written through `transport` to the call whose mark it carries. */
 export function tagRequests<T extends Transport>(transport: T): T {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    const ids = scope.getStore();
+    const mark = options?.onresumptiontoken;
+    const ids = mark ? owners.get(mark) : undefined;
     if (ids && "method" in message && "id" in message && typeof message.id === "number") ids.sent(message.id);
     return send(message, options);
   };
