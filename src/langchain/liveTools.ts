@@ -31,8 +31,12 @@ export class ToolListRefresh implements AttemptRecovery {
     private readonly mcpName: string,
   ) {}
 
+  handles(error: unknown): boolean {
+    return !this.refreshed && error instanceof McpToolError && error.reason === "tool_not_found";
+  }
+
   async retry<T>(error: unknown, scope: AttemptScope, again: () => Promise<T>): Promise<T> {
-    if (this.refreshed || !(error instanceof McpToolError) || error.reason !== "tool_not_found") throw error;
+    if (!this.handles(error)) throw error;
     this.refreshed = true;
     const tools = await this.connection.refreshTools(scope.signal).catch(() => undefined);
     if (!tools?.some((t) => t.name === this.mcpName)) throw error;

@@ -26,8 +26,10 @@ export interface ToolTarget {
 
 const noProgress = (): void => {};
 
-/** Asked after an attempt failed: may settle the attempt another way (`again` repeats it), or rejects with `error`. */
+/** Asked after an attempt failed: may settle the attempt another way (`again` repeats it). */
 export interface AttemptRecovery {
+  /** Does this failure call for it? Asked first, so most failures pass by without a step of its own. */
+  handles(error: unknown): boolean;
   retry<T>(error: unknown, scope: AttemptScope, again: () => Promise<T>): Promise<T>;
 }
 
@@ -93,7 +95,7 @@ export function callToolOnce(
   ).then(
     (result) => {
       const domain = domainError(result, facts);
-      return domain ? recoverFrom(Promise.reject(domain), facts) : result;
+      return domain ? recoverOrReject(domain, facts) : result;
     },
     (thrown: unknown) => recoverFrom(failed(facts, thrown), facts),
   );
@@ -101,10 +103,15 @@ export function callToolOnce(
 
 /** The attempt's outcome, unless it failed and the call's recovery settles it another way. */
 function recoverFrom(outcome: Promise<CallToolResult>, facts: AttemptFacts): Promise<CallToolResult> {
+  return facts.recovery ? outcome.catch((error: unknown) => recoverOrReject(error, facts)) : outcome;
+}
+
+/** A failed attempt: settled by the call's recovery where that applies, otherwise its error. */
+function recoverOrReject(error: unknown, facts: AttemptFacts): Promise<CallToolResult> {
   const { recovery } = facts;
-  if (!recovery) return outcome;
+  if (!recovery?.handles(error)) return Promise.reject(error);
   const again = () => callToolOnce(facts.target, facts.args, facts.scope, facts.attempt, facts.context, facts.callerSignal, facts.meta, facts.task, recovery);
-  return outcome.catch((error: unknown) => recovery.retry(error, facts.scope, again));
+  return recovery.retry(error, facts.scope, again);
 }
 
 /**
