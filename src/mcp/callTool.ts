@@ -161,19 +161,26 @@ function domainError(result: CallToolResult, facts: AttemptFacts): McpToolError 
   return fromResult(result, { ...facts.context, attempts: facts.attempt });
 }
 
-/** Rejects with the attempt's failure, classified; a connection the failure broke is dropped first. */
-async function failed(facts: AttemptFacts, thrown: unknown): Promise<never> {
-  if (isControlFlow(thrown)) throw thrown;
-  const { lease, target } = facts;
-  const { connection } = target;
-  const error = classify(facts, thrown);
-  if (lease && error.reason === "protocol_version_unsupported") {
-    // The server changed era under us: renegotiate once; a second refusal is final.
-    if (!connection.versionRefused(lease)) throw error.with({ transient: false });
-  }
-  const effect = REASONS[error.reason].connection;
-  if (lease && (effect === "lost" || (effect === "request" && !connection.breaksArePerRequest))) await connection.invalidate(lease);
-  throw error;
+/**
+ * Rejects with the attempt's failure, classified; a connection the failure broke is dropped
+ * first. Not an async function: most failures leave the connection as it is, and settle at once.
+ */
+function failed(facts: AttemptFacts, thrown: unknown): Promise<never> {
+  if (isControlFlow(thrown)) return Promise.reject(thrown);
+  return begin(() => {
+    const { lease, target } = facts;
+    const { connection } = target;
+    const error = classify(facts, thrown);
+    if (lease && error.reason === "protocol_version_unsupported") {
+      // The server changed era under us: renegotiate once; a second refusal is final.
+      if (!connection.versionRefused(lease)) return Promise.reject(error.with({ transient: false }));
+    }
+    const effect = REASONS[error.reason].connection;
+    if (lease && (effect === "lost" || (effect === "request" && !connection.breaksArePerRequest))) {
+      return connection.invalidate(lease).then(() => Promise.reject(error));
+    }
+    return Promise.reject(error);
+  });
 }
 
 function classify(facts: AttemptFacts, thrown: unknown): McpToolError {
