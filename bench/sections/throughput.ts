@@ -64,6 +64,10 @@ export async function throughput({ plan, ours: library, cleanup }: BenchContext)
   const rows: string[][] = [];
   const ratios: Ratio[] = [];
   const goals: Goal[] = [];
+  // Warm-up first: a subject's CPU per call kept falling for the first thousand or so calls
+  // (halving for ours and raw alike), and a short warm-up left the 1-caller rounds, which run
+  // first, measuring the JIT more than the code.
+  for (const load of loads) await drive(load, 16, plan.quick ? 0.5 : 2);
   for (const callers of GOALS.throughputCallers) {
     for (const load of loads) await drive(load, callers, Math.min(0.3, seconds));
     const rates = new Map<string, number[]>(loads.map((l) => [l.name, []]));
@@ -107,7 +111,7 @@ export async function throughput({ plan, ours: library, cleanup }: BenchContext)
     title: "5. Throughput over streamable HTTP (server in its own process)",
     method:
       `The bench server (bench/server/http.ts) in a child process on 127.0.0.1; each subject over its own session. At each caller count, every caller loops calling echo; ` +
-      `${rounds} round(s) × ${seconds} s per subject, alternating, after a short warm-up of each. Ours with default policies (\`transport: "http"\`), which runs on the v2 SDK client. ` +
+      `${rounds} round(s) × ${seconds} s per subject, alternating, after a warm-up of each (2 s at 16 callers, then 0.3 s at each count). Ours with default policies (\`transport: "http"\`), which runs on the v2 SDK client. ` +
       "Raw v2 is that client alone: `Client` and `StreamableHTTPClientTransport` from `@modelcontextprotocol/client`, `client.callTool({ name, arguments })`; the goal is ours over raw v2. " +
       "Raw v1 is the v1 SDK client: `Client` and `StreamableHTTPClientTransport` from `@modelcontextprotocol/sdk`, the same call; ours over raw v1 is shown for comparison, without a goal, since it includes the difference between the two SDK lines. " +
       "Client CPU per call is this process's CPU time (user and system, GC included) over the calls completed in the round, median of rounds: on a shared machine calls per second swing with other work, the CPU a call costs the client much less.",
