@@ -29,7 +29,10 @@ export interface McpToolMetadata extends Record<string, unknown> {
   idempotent: boolean;
 }
 
-/** Runs the call; resolves with what the model reads and the artifact, or rejects with any error. */
+/**
+ * Runs the call; resolves with what the model reads and the artifact, or rejects with an
+ * McpToolError (or a LangGraph control-flow signal), so LangChain's callbacks see it classified.
+ */
 export type ToolExecutor = (
   args: Record<string, unknown>,
   config: ToolRunnableConfig | undefined,
@@ -153,8 +156,8 @@ export class McpTool extends StructuredTool {
     runManager?: CallbackManagerForToolRun,
     config?: ToolRunnableConfig,
   ): Promise<[unknown, unknown]> {
-    // Chained, not awaited: see policy/chain.ts.
-    return begin(() => this.run(args, runManager, config)).then(undefined, this.rethrowClassified);
+    // The executor rejects classified: no step of ours between it and LangChain (see policy/chain.ts).
+    return begin(() => this.run(args, runManager, config));
   }
 
   private run(args: Record<string, unknown>, runManager: CallbackManagerForToolRun | undefined, config: ToolRunnableConfig | undefined): Promise<[unknown, unknown]> {
@@ -165,11 +168,6 @@ export class McpTool extends StructuredTool {
     const toolCallId = typeof config?.toolCall?.id === "string" ? config.toolCall.id : undefined;
     return withToolRun({ ...(listening ? { runManager } : {}), toolCallId }, () => this.execute(args, config));
   }
-
-  /** Thrown classified: LangChain's callbacks see the McpToolError, and call() returns it. Made once per tool, not per call. */
-  private readonly rethrowClassified = (error: unknown): never => {
-    throw error instanceof McpToolError || isControlFlow(error) ? error : this.toError(error);
-  };
 }
 
 function argsOf(arg: unknown): unknown {

@@ -4,43 +4,28 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_CLIENT_INFO, DEFAULT_MAX_RESULT_LENGTH, validateConfig, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
-import { normalize } from "../errors/normalize.js";
+import { messageOf, normalize } from "../errors/normalize.js";
 import { redactError, type ModelTextOptions } from "../errors/text.js";
 import { collectSecrets } from "../config/secrets.js";
 import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType } from "../events.js";
-import { callToolOnce, connectionDeathKey, type ToolTarget } from "../mcp/callTool.js";
-import type { TaskCall } from "../mcp/taskCall.js";
+import { connectionDeathKey } from "../mcp/callTool.js";
 import type { ProtocolEra } from "../mcp/clients.js";
 import { Connection } from "../mcp/Connection.js";
 import { convertResult, withFallbackNote } from "../mcp/content.js";
 import { breakerEvents, CircuitBreaker, type BreakerState } from "../policy/CircuitBreaker.js";
 import { functionFallback, type Fallback, type WithFallback } from "../policy/FallbackPolicy.js";
 import { begin } from "../policy/chain.js";
-import { runPipeline, type ServerGuards } from "../policy/pipeline.js";
+import { runPipeline, type PipelineSpec, type ServerGuards } from "../policy/pipeline.js";
 import { RetryAfterGate } from "../policy/RetryAfterGate.js";
 import { RetryBudget } from "../policy/RetryBudget.js";
 import { resolvePolicy, type ResolvedPolicy, type ToolIdentity } from "../policy/resolve.js";
-import type { AttemptScope } from "../policy/TimeoutPolicy.js";
+import type { CallContext } from "../policy/abort.js";
 import { telemetryOn } from "../telemetry/otel.js";
 import { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
-import { toolGone, ToolListRefresh } from "./liveTools.js";
+import { ToolCall, type ToolRuntime } from "./toolCall.js";
 import { McpTool } from "./McpTool.js";
 import { currentToolRun, forwardToToolRuns } from "./runEvents.js";
 import { exposedNames } from "./toolNames.js";
-
-/** What the toolkit keeps per tool, resolved once when the tool is built. */
-interface ToolRuntime {
-  identity: ToolIdentity;
-  policy: ResolvedPolicy;
-  target: ToolTarget;
-  /** The server no longer lists the tool: a call of it fails with `tool_not_found`, unsent. */
-  removed?: boolean;
-  /** Who the tool's calls are for, as events and errors name it. */
-  context: { toolName: string; serverName: string };
-  /** Reports a task's status as a `task` event; one per tool, not per call. */
-  onTaskStatus: NonNullable<TaskCall["onStatus"]>;
-}
-
 
 /**
  * MCP servers as LangChain tools that never crash the agent.
@@ -284,9 +269,17 @@ export class McpToolkit extends BaseToolkit {
     });
   }
 
-  /** A call's result as the model reads it, with the artifact. Made once, not per call. */
-  private readonly toolReply = ({ value, fallback }: WithFallback<CallToolResult>): [unknown, unknown] =>
-    withFallbackNote(convertResult(value, this.config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH), fallback);
+  /**
+   * A call's result as the model reads it, with the artifact. Made once, not per call. A result
+   * that cannot be read is a classified failure too: the tool's executor rejects only with those.
+   */
+  private readonly toolReply = ({ value, fallback }: WithFallback<CallToolResult>): [unknown, unknown] => {
+    try {
+      return withFallbackNote(convertResult(value, this.config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH), fallback);
+    } catch (error) {
+      throw McpToolError.of("invalid_result", `The server's result could not be read: ${messageOf(error)}`, { cause: error });
+    }
+  };
 
   private textOptions(): ModelTextOptions {
     const errors = this.config.errors ?? {};
@@ -300,31 +293,29 @@ export class McpToolkit extends BaseToolkit {
 
   /** One call of a tool: the pipeline, with this toolkit's breaker, fallback and events. */
   private call(runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, nested = false): Promise<WithFallback<CallToolResult>> {
-    const { identity, policy, target } = runtime;
+    const traced = telemetryOn();
     // Telemetry tracks a call by its context object, so a traced call needs one of its own;
     // untraced, nothing keys on it, and the tool's own serves every call.
-    const context = telemetryOn() ? { ...runtime.context } : runtime.context;
-    // Shared by the call's attempts: a task this call created is asked about again, not re-run.
-    const task: TaskCall = {
-      policy: policy.task,
-      timeoutMs: policy.timeoutMs,
-      onStatus: runtime.onTaskStatus,
-    };
-    const refresh = new ToolListRefresh(target.connection, identity.mcpName);
-    return runPipeline<CallToolResult>(
-      {
-        context,
-        policy,
-        // A tool its server stopped listing is refused here, unsent.
-        attempt: (scope, n, meta) => (runtime.removed ? Promise.reject(toolGone(identity, n)) : callToolOnce(target, args, scope, n, context, signal, meta, task, refresh)),
-        guards: this.guards.get(identity.serverName)!,
-        // A fallback's own call runs under its server's policy and breaker, and never falls back again.
-        ...(nested ? { report: false } : { fallback: this.fallbackFor(runtime, args) }),
-        events: this.events,
-        instrument: this.telemetry,
-      },
-      signal,
-    );
+    const context = traced ? { ...runtime.context } : runtime.context;
+    return runPipeline(this.specFor(runtime, args, context, traced, nested), signal, new ToolCall(runtime, args, signal, context));
+  }
+
+  /**
+   * The pipeline spec of a call: the tool's own, shared by its plain calls, or for a call that
+   * has a fallback, is traced, or is a fallback's own call, a copy with those added.
+   */
+  private specFor(runtime: ToolRuntime, args: Record<string, unknown>, context: CallContext, traced: boolean, nested: boolean): PipelineSpec<CallToolResult, ToolCall> {
+    const shared = (runtime.spec ??= {
+      context: runtime.context,
+      policy: runtime.policy,
+      attempt: ToolCall.attempt,
+      guards: this.guards.get(runtime.identity.serverName)!,
+      events: this.events,
+    });
+    // A fallback's own call runs under its server's policy and breaker, and never falls back again.
+    const fallback = nested ? undefined : this.fallbackFor(runtime, args);
+    if (!traced && !nested && !fallback) return shared;
+    return { ...shared, context, ...(traced ? { instrument: this.telemetry } : {}), ...(nested ? { report: false } : {}), ...(fallback ? { fallback } : {}) };
   }
 
   private fallbackFor(runtime: ToolRuntime, args: Record<string, unknown>): Fallback<CallToolResult> | undefined {

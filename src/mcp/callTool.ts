@@ -4,7 +4,6 @@ import { withInputRounds } from "./input.js";
 import { markRequests } from "./requestScope.js";
 import { runsAsTask, taskAttempt, type TaskCall } from "./taskCall.js";
 import { isControlFlow } from "../errors/controlFlow.js";
-import { begin } from "../policy/chain.js";
 import { fromResult } from "../errors/fromResult.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize, type CustomCodeTable, type NormalizeContext } from "../errors/normalize.js";
@@ -85,20 +84,45 @@ export function callToolOnce(
   // policy/chain.ts.
   facts.lease = live;
   facts.abortedBeforeSend = callerSignal?.aborted === true;
-  const client = live.client;
-  return begin(() =>
-    sendCall(connection, client, params, context, callerSignal, {
+  let sent: Promise<CallToolResult>;
+  try {
+    sent = sendCall(connection, live.client, params, context, callerSignal, {
       ...(callerSignal ? { signal: callerSignal } : {}),
       timeout: scope.options.timeoutMs,
       ...(scope.options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, onprogress: noProgress } : {}),
-    }),
-  ).then(
+    });
+  } catch (thrown) {
+    sent = Promise.reject(thrown);
+  }
+  return answered(sent, facts);
+}
+
+/**
+ * The attempt's answer: a result, a domain error, or a failure to classify. Apart from
+ * `callToolOnce`, so the handlers a call in flight holds keep `facts` alone (see policy/chain.ts).
+ */
+function answered(sent: Promise<CallToolResult>, facts: AttemptFacts): Promise<CallToolResult> {
+  return sent.then(
     (result) => {
       const domain = domainError(result, facts);
-      return domain ? recoverOrReject(domain, facts) : result;
+      return domain ? recovered(domain, facts) : result;
     },
-    (thrown: unknown) => recoverFrom(failed(facts, thrown), facts),
+    (thrown: unknown) => {
+      if (isControlFlow(thrown)) throw thrown;
+      const error = settled(facts, thrown);
+      return error instanceof Promise ? recoverFrom(error, facts) : recovered(error, facts);
+    },
   );
+}
+
+/**
+ * Inside a `.then`: the call's recovery where it applies, otherwise the error thrown (not
+ * returned rejected: the promise it rejects is already awaited, so Node has no unhandled
+ * rejection to track and then forget).
+ */
+function recovered(error: McpToolError, facts: AttemptFacts): Promise<CallToolResult> {
+  if (!facts.recovery?.handles(error)) throw error;
+  return recoverOrReject(error, facts);
 }
 
 /** The attempt's outcome, unless it failed and the call's recovery settles it another way. */
@@ -167,20 +191,31 @@ function domainError(result: CallToolResult, facts: AttemptFacts): McpToolError 
  */
 function failed(facts: AttemptFacts, thrown: unknown): Promise<never> {
   if (isControlFlow(thrown)) return Promise.reject(thrown);
-  return begin(() => {
-    const { lease, target } = facts;
-    const { connection } = target;
-    const error = classify(facts, thrown);
-    if (lease && error.reason === "protocol_version_unsupported") {
-      // The server changed era under us: renegotiate once; a second refusal is final.
-      if (!connection.versionRefused(lease)) return Promise.reject(error.with({ transient: false }));
-    }
-    const effect = REASONS[error.reason].connection;
-    if (lease && (effect === "lost" || (effect === "request" && !connection.breaksArePerRequest))) {
-      return connection.invalidate(lease).then(() => Promise.reject(error));
-    }
+  try {
+    const error = settled(facts, thrown);
+    return error instanceof Promise ? error : Promise.reject(error);
+  } catch (error) {
     return Promise.reject(error);
-  });
+  }
+}
+
+/**
+ * The attempt's failure, classified: the error itself, or, where the failure broke the
+ * connection, a promise that rejects with it once the connection is dropped.
+ */
+function settled(facts: AttemptFacts, thrown: unknown): McpToolError | Promise<never> {
+  const { lease, target } = facts;
+  const { connection } = target;
+  const error = classify(facts, thrown);
+  if (lease && error.reason === "protocol_version_unsupported") {
+    // The server changed era under us: renegotiate once; a second refusal is final.
+    if (!connection.versionRefused(lease)) return error.with({ transient: false });
+  }
+  const effect = REASONS[error.reason].connection;
+  if (lease && (effect === "lost" || (effect === "request" && !connection.breaksArePerRequest))) {
+    return connection.invalidate(lease).then(() => Promise.reject(error));
+  }
+  return error;
 }
 
 function classify(facts: AttemptFacts, thrown: unknown): McpToolError {

@@ -41,6 +41,8 @@ export function runsAsTask(task: TaskCall | undefined, client: AnyClient, connec
   if (!task) return false;
   // A task this call created is asked about again, whatever the policy says.
   if (task.id !== undefined) return true;
+  // Asked on every call: the tool is looked up only where the policy and the server leave it open.
+  if (task.policy === "never" || !supportsToolTasks(client)) return false;
   return shouldRunAsTask(task.policy, client, connection.tools.find((t) => t.name === mcpName), task.timeoutMs);
 }
 

@@ -171,8 +171,14 @@ export class CircuitBreaker {
     return value;
   };
 
-  /** A call through the closed circuit failed: counted if it was the server's failure, and new evidence of it. Rethrows it. */
-  readonly failed = (error: unknown): never => {
+  /** A call through the closed circuit failed: counted, then rethrown. Made once, not per call. */
+  private readonly failed = (error: unknown): never => {
+    this.noteFailure(error);
+    throw error;
+  };
+
+  /** A call through the closed circuit failed: counted if it was the server's failure, and new evidence of it. */
+  noteFailure(error: unknown): void {
     const verdict = verdictOf(error);
     if (verdict === "healthy") {
       this.failures = 0;
@@ -182,8 +188,7 @@ export class CircuitBreaker {
       this.shared?.report("failure", error, false);
       if (++this.failures >= this.options.failureThreshold && !this.open) this.trip();
     }
-    throw error;
-  };
+  }
 
   private runTest<T>(fn: () => Promise<T>): Promise<T> {
     this.hooks.onHalfOpen?.();

@@ -15,8 +15,10 @@ import { begin } from "./chain.js";
 /**
  * One attempt at the call, under its scope: `scope.signal` aborts on our timeout or the
  * caller's abort. `meta` holds entries to send in the request's `_meta` (trace context).
+ * `input` is what `runPipeline` was given for this call, so that one spec (and one attempt
+ * function) can serve every call of a tool.
  */
-export type Attempt<T> = (scope: AttemptScope, attemptNumber: number, meta: Record<string, string> | undefined) => Promise<T>;
+export type Attempt<T, I = undefined> = (scope: AttemptScope, attemptNumber: number, meta: Record<string, string> | undefined, input: I) => Promise<T>;
 
 /**
  * Wraps a call and each of its attempts, for tracing: whatever runs inside `run` runs in the
@@ -38,14 +40,14 @@ export interface ServerGuards {
 }
 
 /** Everything one call runs under. The same pipeline serves McpToolkit's tools and `wrapTool`. */
-export interface PipelineSpec<T> {
+export interface PipelineSpec<T, I = undefined> {
   context: CallContext;
   policy: Pick<ResolvedPolicy, "retry" | "timeoutMs" | "resetTimeoutOnProgress" | "maxTotalTimeoutMs" | "idempotent">;
   /**
    * Makes one attempt, and rejects with the McpToolError it classified, where the most is
    * known about the failure (our timer, the caller's abort, the connection's state).
    */
-  attempt: Attempt<T>;
+  attempt: Attempt<T, I>;
   /** The server's guards, consulted before every attempt. */
   guards?: ServerGuards;
   fallback?: Fallback<T>;
@@ -61,11 +63,11 @@ export interface PipelineSpec<T> {
  * before every attempt, so a circuit that opens during a call's retries stops them, and a
  * half-open test is a single attempt. The caller's signal reaches every stage, so an abort
  * settles at once as `cancelled` wherever the call waits. Rejects with an McpToolError made
- * for this call alone.
+ * for this call alone (or a LangGraph control-flow signal, passed through).
  */
-export function runPipeline<T>(spec: PipelineSpec<T>, signal?: AbortSignal): Promise<WithFallback<T>> {
+export function runPipeline<T, I = undefined>(spec: PipelineSpec<T, I>, signal?: AbortSignal, input?: I): Promise<WithFallback<T>> {
   const instrument = spec.instrument;
-  return begin(() => (instrument ? instrument.call(spec.context, () => runCall(spec, signal, instrument)) : runCall(spec, signal, undefined)));
+  return begin(() => (instrument ? instrument.call(spec.context, () => runCall(spec, signal, instrument, input as I)) : runCall(spec, signal, undefined, input as I)));
 }
 
 /**
@@ -73,24 +75,25 @@ export function runPipeline<T>(spec: PipelineSpec<T>, signal?: AbortSignal): Pro
  * step (see chain.ts): its timeout, its circuit's verdict and the call's events are settled in
  * the same `.then`. Only a failure enters the stages one by one: retry, then fallback.
  */
-function runCall<T>(spec: PipelineSpec<T>, signal: AbortSignal | undefined, instrument: Instrumentation | undefined): Promise<WithFallback<T>> {
-  return new PipelineCall(spec, signal, instrument).run();
+function runCall<T, I>(spec: PipelineSpec<T, I>, signal: AbortSignal | undefined, instrument: Instrumentation | undefined, input: I): Promise<WithFallback<T>> {
+  return new PipelineCall(spec, signal, instrument, input).run();
 }
 
 /**
  * One call's state. A class, not closures over `runCall`'s variables: its stages are methods,
  * shared by every call, so a call in flight holds one object instead of a closure per stage.
  */
-class PipelineCall<T> {
+class PipelineCall<T, I> {
   private readonly started = performance.now();
   /** When the first attempt began, for the retry policy's `maxRetryTime`. */
   private retryStarted = 0;
   private attempts = 0;
 
   constructor(
-    private readonly spec: PipelineSpec<T>,
+    private readonly spec: PipelineSpec<T, I>,
     private readonly signal: AbortSignal | undefined,
     private readonly instrument: Instrumentation | undefined,
+    private readonly input: I,
   ) {}
 
   /** Report `type` (`call`, `success` or `error`)? Not when nobody listens: the event is not even built. */
@@ -98,18 +101,41 @@ class PipelineCall<T> {
     return this.spec.report !== false && this.spec.events !== undefined && this.spec.events.listens(type);
   }
 
+  /**
+   * The attempt `run` ends itself: its scope and closed circuit, while the first attempt went
+   * straight to the server. Unset when the first attempt took a slower way (a Retry-After wait,
+   * a breaker not closed), which ends its attempt in `timed`.
+   */
+  private direct: { scope: AttemptScope; circuit: CircuitBreaker | undefined } | undefined;
+
   run(): Promise<WithFallback<T>> {
     const { events, context } = this.spec;
     if (this.reports("call")) events!.emit({ type: "call", ...context });
     this.retryStarted = performance.now();
-    return begin(() => this.attempt(1)).then(
-      (value) => this.succeeded({ value }),
-      (first: unknown) =>
-        this.recover(first).then(
+    // One `.then` ends the first attempt (its scope, its circuit's verdict) and the call.
+    return begin(() => this.first()).then(
+      (value) => this.succeeded({ value: this.direct ? this.ended(this.direct, value) : value }),
+      (thrown: unknown) => {
+        const first = this.direct ? this.endedBadly(this.direct, 1, thrown) : thrown;
+        const recovering = this.recover(first);
+        // Most failures end here, thrown at once: nothing to repeat and no fallback.
+        if (!recovering) return this.failed(first);
+        return recovering.then(
           (out) => this.succeeded(out),
           (error: unknown) => this.failed(error),
-        ),
+        );
+      },
     );
+  }
+
+  /** The first attempt: straight to the server when nothing stands in its way, else as any attempt. */
+  private first(): Promise<T> {
+    this.attempts = 1;
+    const { gate, breaker } = this.spec.guards ?? {};
+    if ((gate && gate.remainingMs > 0) || (breaker && !breaker.admitsDirectly(this.signal))) return this.attempt(1);
+    const scope = this.start(1);
+    this.direct = { scope, circuit: breaker };
+    return this.send(scope, 1);
   }
 
   private attempt(n: number): Promise<T> {
@@ -129,34 +155,53 @@ class PipelineCall<T> {
 
   /** One attempt under its timeout; `circuit` is the closed breaker it reports its end to. */
   private timed(n: number, circuit: CircuitBreaker | undefined): Promise<T> {
-    const { spec, instrument } = this;
-    const { context, guards } = spec;
-    guards?.budget?.noteAttempt();
-    const scope = new AttemptScope(spec.policy, this.signal);
-    return begin(() => (instrument ? instrument.attempt(context, n, (meta) => spec.attempt(scope, n, meta)) : spec.attempt(scope, n, undefined))).then(
-      (value) => {
-        scope.dispose();
-        return circuit ? circuit.succeeded(value) : value;
-      },
+    const ending = { scope: this.start(n), circuit };
+    return this.send(ending.scope, n).then(
+      (value) => this.ended(ending, value),
       (thrown: unknown) => {
-        scope.dispose();
-        // An attempt classifies its own failures; anything else is a bug we still report well.
-        const error = isControlFlow(thrown) || thrown instanceof McpToolError ? thrown : normalize(thrown, { ...context, attempts: n });
-        if (error instanceof McpToolError) guards?.gate?.note(error);
-        if (circuit) circuit.failed(error);
-        throw error;
+        throw this.endedBadly(ending, n, thrown);
       },
     );
   }
 
-  /** The first attempt failed: the retries, then the fallback, as the policy allows. */
-  private recover(first: unknown): Promise<WithFallback<T>> {
+  /** An attempt begins: counted against the retry budget, under its own scope. */
+  private start(n: number): AttemptScope {
+    this.spec.guards?.budget?.noteAttempt();
+    return new AttemptScope(this.spec.policy, this.signal);
+  }
+
+  /** The attempt itself, inside the instrumentation's span when there is one. */
+  private send(scope: AttemptScope, n: number): Promise<T> {
+    const { spec, instrument, input } = this;
+    return begin(() => (instrument ? instrument.attempt(spec.context, n, (meta) => spec.attempt(scope, n, meta, input)) : spec.attempt(scope, n, undefined, input)));
+  }
+
+  /** An attempt answered: its timers end, and a closed circuit hears of it. */
+  private ended({ scope, circuit }: { scope: AttemptScope; circuit: CircuitBreaker | undefined }, value: T): T {
+    scope.dispose();
+    return circuit ? circuit.succeeded(value) : value;
+  }
+
+  /** An attempt failed: its timers end, and the Retry-After gate and a closed circuit hear of it. Returns the error to go on with. */
+  private endedBadly({ scope, circuit }: { scope: AttemptScope; circuit: CircuitBreaker | undefined }, n: number, thrown: unknown): unknown {
+    scope.dispose();
+    // An attempt classifies its own failures; anything else is a bug we still report well.
+    const error = isControlFlow(thrown) || thrown instanceof McpToolError ? thrown : normalize(thrown, { ...this.spec.context, attempts: n });
+    if (error instanceof McpToolError) this.spec.guards?.gate?.note(error);
+    circuit?.noteFailure(error);
+    return error;
+  }
+
+  /**
+   * The first attempt failed: the retries, then the fallback, as the policy allows. `undefined`
+   * when there is nothing to do: nothing to repeat (a tool's isError, a permanent error) and
+   * no fallback, so neither policy is entered.
+   */
+  private recover(first: unknown): Promise<WithFallback<T>> | undefined {
     const { spec, signal } = this;
-    if (isControlFlow(first)) return Promise.reject(first);
+    if (isControlFlow(first)) return undefined;
     const verdict = retriesAfterFirst(first as McpToolError, spec.policy.idempotent, spec.policy.retry);
-    // Most failures end here: nothing to repeat (a tool's isError, a permanent error) and no
-    // fallback, so neither policy is entered.
-    if (!verdict && !spec.fallback) return Promise.reject(first);
+    if (!verdict && !spec.fallback) return undefined;
     const retried = () => {
       const { context, events, policy } = spec;
       const budget = spec.guards?.budget;
@@ -179,7 +224,9 @@ class PipelineCall<T> {
     return out;
   }
 
-  private failed(error: unknown): never {
+  /** The call failed: it rejects with an McpToolError (or a control-flow signal), whatever the user's hooks threw. */
+  private failed(thrown: unknown): never {
+    const error = isControlFlow(thrown) || thrown instanceof McpToolError ? thrown : normalize(thrown, { ...this.spec.context, attempts: this.attempts });
     if (error instanceof McpToolError && this.reports("error")) this.spec.events!.emit({ type: "error", ...this.spec.context, attempt: error.attempts, error });
     throw error;
   }

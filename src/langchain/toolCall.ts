@@ -1,0 +1,90 @@
+/**
+ * One call of a toolkit tool, and what the toolkit keeps per tool for it. A call's attempts
+ * share one `ToolCall`: its arguments, the task it created, whether it has listed the tools
+ * again. One object per call, handed to a pipeline spec that serves every call of the tool,
+ * rather than a spec and closures made per call (see policy/chain.ts).
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { McpToolError } from "../errors/McpToolError.js";
+import { callToolOnce, type AttemptRecovery, type ToolTarget } from "../mcp/callTool.js";
+import type { TaskCall, TaskPolicy } from "../mcp/taskCall.js";
+import type { CallContext } from "../policy/abort.js";
+import type { PipelineSpec } from "../policy/pipeline.js";
+import type { ResolvedPolicy, ToolIdentity } from "../policy/resolve.js";
+import type { AttemptScope } from "../policy/TimeoutPolicy.js";
+
+/** What the toolkit keeps per tool, resolved once when the tool is built. */
+export interface ToolRuntime {
+  identity: ToolIdentity;
+  policy: ResolvedPolicy;
+  target: ToolTarget;
+  /** The server no longer lists the tool: a call of it fails with `tool_not_found`, unsent. */
+  removed?: boolean;
+  /** Who the tool's calls are for, as events and errors name it. */
+  context: { toolName: string; serverName: string };
+  /** Reports a task's status as a `task` event; one per tool, not per call. */
+  onTaskStatus: NonNullable<TaskCall["onStatus"]>;
+  /** The pipeline spec its plain calls share (no fallback, no tracing), made on first use. */
+  spec?: PipelineSpec<CallToolResult, ToolCall>;
+}
+
+/** The error of a call of a tool its server stopped listing: nothing was sent. */
+export function toolGone(identity: ToolIdentity, attempts: number): McpToolError {
+  return McpToolError.of("tool_not_found", `Server '${identity.serverName}' no longer offers the tool '${identity.mcpName}'.`, {
+    toolName: identity.exposedName,
+    serverName: identity.serverName,
+    attempts,
+  });
+}
+
+/**
+ * One call of a tool. It is the call's task (a task the call created is asked about again by
+ * a later attempt, not re-run) and its recovery from a stale tool list: a server that answers
+ * `tool_not_found` may have changed its list since we read it, so the call lists the tools
+ * again, once, and if the tool is still there calls it once more (the server refused the first
+ * call unsent). If it is gone, the listing has removed it from the toolkit.
+ */
+export class ToolCall implements TaskCall, AttemptRecovery {
+  /** The task policy (TaskCall). */
+  readonly policy: TaskPolicy;
+  /** The call's timeout, which bounds a whole task (TaskCall). */
+  readonly timeoutMs: number;
+  /** The task this call created and has not seen end (TaskCall). */
+  id?: string;
+  readonly onStatus: NonNullable<TaskCall["onStatus"]>;
+  private refreshed = false;
+
+  constructor(
+    private readonly runtime: ToolRuntime,
+    private readonly args: Record<string, unknown>,
+    private readonly signal: AbortSignal | undefined,
+    private readonly context: CallContext,
+  ) {
+    this.policy = runtime.policy.task;
+    this.timeoutMs = runtime.policy.timeoutMs;
+    this.onStatus = runtime.onTaskStatus;
+  }
+
+  /** The pipeline's attempt for every call of every tool: made once. */
+  static readonly attempt = (scope: AttemptScope, n: number, meta: Record<string, string> | undefined, call: ToolCall): Promise<CallToolResult> => call.send(scope, n, meta);
+
+  /** One attempt. A tool its server stopped listing is refused here, unsent. */
+  private send(scope: AttemptScope, n: number, meta: Record<string, string> | undefined): Promise<CallToolResult> {
+    const { runtime } = this;
+    if (runtime.removed) return Promise.reject(toolGone(runtime.identity, n));
+    return callToolOnce(runtime.target, this.args, scope, n, this.context, this.signal, meta, this, this);
+  }
+
+  handles(error: unknown): boolean {
+    return !this.refreshed && error instanceof McpToolError && error.reason === "tool_not_found";
+  }
+
+  async retry<T>(error: unknown, scope: AttemptScope, again: () => Promise<T>): Promise<T> {
+    if (!this.handles(error)) throw error;
+    this.refreshed = true;
+    const { connection, mcpName } = this.runtime.target;
+    const tools = await connection.refreshTools(scope.signal).catch(() => undefined);
+    if (!tools?.some((t) => t.name === mcpName)) throw error;
+    return again();
+  }
+}
