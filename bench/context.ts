@@ -5,6 +5,8 @@ import type { Ours } from "./ours.js";
 export interface BenchContext {
   plan: BenchPlan;
   ours: Ours;
+  /** The file `ours` was loaded from, for a section that measures in a child process. */
+  oursPath: string;
   /** Registers something to close after the section (last registered, first closed). */
   cleanup: (fn: () => Promise<void>) => void;
 }

@@ -15,12 +15,14 @@ export interface LoadedOurs {
   module: Ours;
   /** How the code was loaded, for the report. */
   origin: string;
+  /** The module's file, for a child process that must load the same code. */
+  path: string;
 }
 
 const root = new URL("..", import.meta.url);
 
 export async function loadOurs(fromSource: boolean): Promise<LoadedOurs> {
-  if (fromSource) return { module: await import("../src/index.js"), origin: "src/ run through tsx (esbuild keepNames adds __name helpers)" };
+  if (fromSource) return { module: await import("../src/index.js"), origin: "src/ run through tsx (esbuild keepNames adds __name helpers)", path: fileURLToPath(new URL("src/index.ts", root)) };
   const outDir = fileURLToPath(new URL(`node_modules/.cache/langchain-mcp-errors-bench/${process.pid}/`, root));
   mkdirSync(outDir, { recursive: true });
   const { build } = await import("tsup");
@@ -38,7 +40,7 @@ export async function loadOurs(fromSource: boolean): Promise<LoadedOurs> {
     tsconfig: fileURLToPath(new URL("tsconfig.json", root)),
   });
   const module = (await import(pathToFileURL(`${outDir}index.js`).href)) as Ours;
-  return { module, origin: "src/ built with tsup as the package ships (ESM, node20)" };
+  return { module, origin: "src/ built with tsup as the package ships (ESM, node20)", path: `${outDir}index.js` };
 }
 
 /** Removes the build (it is only needed while the bench runs). Synchronous, so the watchdog can call it on its way out. */

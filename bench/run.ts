@@ -71,7 +71,7 @@ async function main(): Promise<void> {
 
   const loaded = await loadOurs(process.argv.includes("--src"));
   origin = loaded.origin;
-  const ctx: BenchContext = { plan, ours: loaded.module, cleanup };
+  const ctx: BenchContext = { plan, ours: loaded.module, oursPath: loaded.path, cleanup };
   const all: [string, (ctx: BenchContext) => Promise<SectionResult>][] = [
     ["success", successPath],
     ["agent", agentRuns],
