@@ -85,20 +85,40 @@ export class McpToolError extends Error {
     if (options.data !== undefined) this.data = options.data;
   }
 
-  /** Builds an error for `reason` with the table's defaults; `overrides` win. */
-  static of(
+  /**
+   * Builds an error for `reason` with the table's defaults; `overrides` win where they are
+   * defined. Field by field, not spread: spreading objects of many shapes made this the costliest
+   * step of classifying a failure.
+   */
+  static of(reason: Reason, message: string, overrides: Partial<McpToolErrorFields> & { cause?: unknown } = {}): McpToolError {
+    return McpToolError.over(reason, message, overrides, undefined);
+  }
+
+  /**
+   * `of`, with a second layer of defaults under `overrides`: what the call's context knows (the
+   * tool, the server, the attempt count, the error that was thrown).
+   */
+  static over(
     reason: Reason,
     message: string,
-    overrides: Partial<McpToolErrorFields> & { cause?: unknown } = {},
+    overrides: Partial<McpToolErrorFields> & { cause?: unknown },
+    base: { toolName?: string | undefined; serverName?: string | undefined; attempts?: number | undefined; cause?: unknown } | undefined,
   ): McpToolError {
     const info = REASONS[reason];
     return new McpToolError({
-      kind: info.kind,
-      transient: info.transient,
-      outcome: info.outcome,
-      ...overrides,
       reason,
       message,
+      kind: overrides.kind ?? info.kind,
+      transient: overrides.transient ?? info.transient,
+      outcome: overrides.outcome ?? info.outcome,
+      code: overrides.code,
+      status: overrides.status,
+      retryAfterMs: overrides.retryAfterMs,
+      toolName: overrides.toolName ?? base?.toolName,
+      serverName: overrides.serverName ?? base?.serverName,
+      attempts: overrides.attempts ?? base?.attempts,
+      data: overrides.data,
+      cause: overrides.cause !== undefined ? overrides.cause : base?.cause,
     });
   }
 

@@ -7,11 +7,13 @@ import { fromOAuth, fromSdkShape, fromSseFailure, isSseError } from "./classify/
 import { fromSdkV2, sdkV2Code } from "./classify/sdkV2.js";
 import { fromSystem } from "./classify/system.js";
 import { fromTls } from "./classify/tls.js";
-import { dropUndefined, messageOf } from "./classify/util.js";
+import { messageOf } from "./classify/util.js";
 
 export type { CustomCodeRule, CustomCodeTable, ExitInfo, HttpResponseFacts, NormalizeContext } from "./classify/context.js";
 export { parseRetryAfter, retryAfterFromData } from "./classify/retryAfter.js";
 export { isRecord, messageOf, stripMcpPrefix } from "./classify/util.js";
+
+const NO_OVERRIDES = Object.freeze({});
 
 /**
  * Turns any failure of an MCP tool call into one classified {@link McpToolError}.
@@ -20,13 +22,12 @@ export { isRecord, messageOf, stripMcpPrefix } from "./classify/util.js";
 export function normalize(error: unknown, context: NormalizeContext = {}): McpToolError {
   if (error instanceof McpToolError) return error;
   const fields = classify(error, context);
-  const base = {
+  return McpToolError.over(fields.reason, fields.message, fields.overrides ?? NO_OVERRIDES, {
     toolName: context.toolName,
     serverName: context.serverName,
     attempts: context.attempts,
     cause: error,
-  };
-  return McpToolError.of(fields.reason, fields.message, dropUndefined({ ...base, ...fields.overrides }));
+  });
 }
 
 /** Each source in turn, the most certain first; the first that recognises the error decides. */

@@ -71,5 +71,6 @@ export interface HttpResponseFacts {
 export interface Classification {
   reason: Reason;
   message: string;
+  /** Fields that differ from the reason's defaults; one left undefined overrides nothing. */
   overrides?: Partial<McpToolErrorFields>;
 }

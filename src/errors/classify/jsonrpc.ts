@@ -4,7 +4,7 @@ import type { Reason } from "../reasons.js";
 import type { Classification, NormalizeContext } from "./context.js";
 import { connectionClosed, isLocalTimeout, SDK_CONNECTION_CLOSED, SDK_REQUEST_TIMEOUT, timeoutMessage } from "./local.js";
 import { retryAfterFromData } from "./retryAfter.js";
-import { dropUndefined, isRecord, stripMcpPrefix } from "./util.js";
+import { isRecord, stripMcpPrefix } from "./util.js";
 
 const ERR = { parse: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internal: -32603 };
 const URL_ELICITATION_REQUIRED = -32042;
@@ -46,7 +46,8 @@ const UNKNOWN_TOOL = /^(?:Tool \S+ (?:not found|disabled)|Unknown tool\b)/i;
 export function fromJsonRpc(error: unknown, code: number, message: string, ctx: NormalizeContext): Classification {
   const data = (error as { data?: unknown }).data;
   const text = stripMcpPrefix(message);
-  const base: Partial<McpToolErrorFields> = dropUndefined({ code, data });
+  // An undefined field is no override: McpToolError.over falls back past it.
+  const base: Partial<McpToolErrorFields> = { code, data };
   // v1's own errors carry one "MCP error <code>:" prefix. A server built on v1 sends its
   // McpError's message with the prefix in it, so what it sends arrives with two: never local.
   const local = isV1(error) && !RELAYED_PREFIX.test(message);
@@ -67,12 +68,12 @@ export function fromJsonRpc(error: unknown, code: number, message: string, ctx: 
     return {
       reason: custom.reason,
       message: text,
-      overrides: dropUndefined({ ...base, kind: "protocol" as const, transient: custom.transient, retryAfterMs: retryAfterFromData(data) }),
+      overrides: { ...base, kind: "protocol" as const, transient: custom.transient, retryAfterMs: retryAfterFromData(data) },
     };
   }
   const retryAfterMs = retryAfterFromData(data);
   if (code === 429 || retryAfterMs !== undefined) {
-    return { reason: "rate_limited", message: text, overrides: dropUndefined({ ...base, retryAfterMs }) };
+    return { reason: "rate_limited", message: text, overrides: { ...base, retryAfterMs } };
   }
   // The SDK client's own output-schema checks reuse -32600 and -32602 for a result the server did send.
   if (/has an output schema but did not return structured content|Structured content does not match the tool's output schema|Failed to validate structured content/.test(text)) {
