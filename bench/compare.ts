@@ -3,12 +3,17 @@
  * subjects, summarise each, and lay the figures and ratios out as table rows.
  */
 import { fmt } from "./model.js";
-import { interleave, summarize, type InterleaveOptions, type Subject, type Summary } from "./stats.js";
+import { interleave, median, summarize, type InterleaveOptions, type Subject, type Summary } from "./stats.js";
 
 /** One subject's figures: the tool's own time (the window inside a graph step, the call when bare), and the whole call. */
 export interface Measured {
   tool: Summary;
   call: Summary;
+  /**
+   * CPU time per call (median over batches): this process's, every thread, so for a graph step
+   * the graph's own work and, in memory, the server's are in it too.
+   */
+  cpuUs: number;
 }
 
 export async function measure(subjects: readonly Subject[], options: InterleaveOptions): Promise<Map<string, Measured>> {
@@ -17,18 +22,18 @@ export async function measure(subjects: readonly Subject[], options: InterleaveO
   for (const s of subjects) {
     const got = samples.get(s.name)!;
     const call = summarize(got.calls, got.batchMeans);
-    out.set(s.name, { call, tool: s.window ? summarize(got.windows, got.windowMeans) : call });
+    out.set(s.name, { call, tool: s.window ? summarize(got.windows, got.windowMeans) : call, cpuUs: median(got.cpuMeans) });
   }
   return out;
 }
 
 export const TIME_HEADERS = ["median µs", "batch mean µs", "p99 µs"];
-export const STEP_HEADERS = ["tool median µs", "tool batch mean µs", "tool p99 µs", "step median µs", "step batch mean µs"];
+export const STEP_HEADERS = ["tool median µs", "tool batch mean µs", "tool p99 µs", "step median µs", "step batch mean µs", "step CPU µs"];
 
 /** The figures of one subject: its tool times, and for a graph step the whole step too. */
 export function timeCells(m: Measured, withStep: boolean): string[] {
   const cells = [fmt(m.tool.medianUs), fmt(m.tool.meanUs), fmt(m.tool.p99Us)];
-  return withStep ? [...cells, fmt(m.call.medianUs), fmt(m.call.meanUs)] : cells;
+  return withStep ? [...cells, fmt(m.call.medianUs), fmt(m.call.meanUs), fmt(m.cpuUs)] : cells;
 }
 
 /** `a` over `b`, for the per-call medians and the batch means of the tool's time, and of the whole step. */
@@ -36,14 +41,16 @@ export interface Versus {
   median: number;
   mean: number;
   stepMedian: number;
+  /** CPU per call (for a graph step: per step). */
+  cpu: number;
 }
 
 export function versus(a: Measured, b: Measured): Versus {
-  return { median: a.tool.medianUs / b.tool.medianUs, mean: a.tool.meanUs / b.tool.meanUs, stepMedian: a.call.medianUs / b.call.medianUs };
+  return { median: a.tool.medianUs / b.tool.medianUs, mean: a.tool.meanUs / b.tool.meanUs, stepMedian: a.call.medianUs / b.call.medianUs, cpu: a.cpuUs / b.cpuUs };
 }
 
-export const VERSUS_HEADERS = ["median", "batch mean", "whole step (median)"];
+export const VERSUS_HEADERS = ["median", "batch mean", "whole step (median)", "CPU per call or step"];
 
 export function versusCells(v: Versus, withStep: boolean): string[] {
-  return [fmt(v.median, 2), fmt(v.mean, 2), withStep ? fmt(v.stepMedian, 2) : ""];
+  return [fmt(v.median, 2), fmt(v.mean, 2), withStep ? fmt(v.stepMedian, 2) : "", fmt(v.cpu, 2)];
 }

@@ -32,6 +32,8 @@ export interface Samples {
   /** The same for the inner window, when the subject has one. */
   windows: number[];
   windowMeans: number[];
+  /** Each batch's CPU time (this process, every thread) over its size. */
+  cpuMeans: number[];
 }
 
 export interface InterleaveOptions {
@@ -54,7 +56,7 @@ export function rotate<T>(items: readonly T[], by: number): T[] {
  * collections fall on whichever batch allocates, and the rotation spreads the rest.
  */
 export async function interleave(subjects: readonly Subject[], options: InterleaveOptions): Promise<Map<string, Samples>> {
-  const out = new Map<string, Samples>(subjects.map((s) => [s.name, { calls: [], batchMeans: [], windows: [], windowMeans: [] }]));
+  const out = new Map<string, Samples>(subjects.map((s) => [s.name, { calls: [], batchMeans: [], windows: [], windowMeans: [], cpuMeans: [] }]));
   const warmup = options.warmupRounds ?? 1;
   let counter = 0;
   for (let round = 0; round < warmup + options.rounds; round++) {
@@ -62,6 +64,7 @@ export async function interleave(subjects: readonly Subject[], options: Interlea
     for (const subject of rotate(subjects, round)) {
       const keep = round >= warmup ? out.get(subject.name)! : undefined;
       let windowSum = 0;
+      const cpu = process.cpuUsage();
       const start = performance.now();
       for (let i = 0; i < options.batch; i++) {
         const t0 = performance.now();
@@ -77,6 +80,8 @@ export async function interleave(subjects: readonly Subject[], options: Interlea
       }
       if (!keep) continue;
       keep.batchMeans.push(((performance.now() - start) * 1000) / options.batch);
+      const used = process.cpuUsage(cpu);
+      keep.cpuMeans.push((used.user + used.system) / options.batch);
       if (subject.window) keep.windowMeans.push(windowSum / options.batch);
     }
   }

@@ -72,6 +72,8 @@ export async function successPath({ plan, ours, cleanup }: BenchContext): Promis
       `subjects rotated each round, ${plan.warmupRounds} warm-up round(s) dropped, a full GC between rounds (never inside a batch). ` +
       "Median: of every call. Batch mean: the batch's wall time over its size, GC included; the figure is its median over rounds. " +
       "Inside LangGraph the tool's time is the window of ToolNode's `runTool` for the call, up to the ToolMessage it returns (for raw: `client.callTool` in the node and the ToolMessage it builds); the step is the whole `graph.invoke`. " +
+      "Step CPU: the CPU this process used per step (every thread, GC included; in memory the server's work too), the median over batches. " +
+      "The graph works on while a tool awaits its server, so some of the graph's own work falls inside the tool window, more or less of it with each subject: where the windows differ and the step's CPU does not, the difference is where that work fell, not work the subject did. " +
       "Ours runs with default policies (retry, breaker, 30 s timeout).",
     tables: [
       { headers: ["transport", "schema", "subject (inside LangGraph)", ...STEP_HEADERS, "tool × raw", "tool − raw µs (median)"], rows: rows.graph },
