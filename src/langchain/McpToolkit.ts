@@ -1,28 +1,23 @@
 import { BaseToolkit } from "@langchain/core/tools";
 import type { JSONSchema } from "@langchain/core/utils/json_schema";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_CLIENT_INFO, DEFAULT_MAX_RESULT_LENGTH, validateConfig, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_CLIENT_INFO, validateConfig, type McpToolkitConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
-import { messageOf, normalize } from "../errors/normalize.js";
+import { normalize } from "../errors/normalize.js";
 import { redactError, type ModelTextOptions } from "../errors/text.js";
 import { collectSecrets } from "../config/secrets.js";
 import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType } from "../events.js";
 import { connectionDeathKey } from "../mcp/callTool.js";
 import type { ProtocolEra } from "../mcp/clients.js";
 import { Connection } from "../mcp/Connection.js";
-import { convertResult, withFallbackNote } from "../mcp/content.js";
 import { breakerEvents, CircuitBreaker, type BreakerState } from "../policy/CircuitBreaker.js";
-import { functionFallback, type Fallback, type WithFallback } from "../policy/FallbackPolicy.js";
-import { begin } from "../policy/chain.js";
-import { runPipeline, type PipelineSpec, type ServerGuards } from "../policy/pipeline.js";
+import type { ServerGuards } from "../policy/pipeline.js";
 import { RetryAfterGate } from "../policy/RetryAfterGate.js";
 import { RetryBudget } from "../policy/RetryBudget.js";
-import { resolvePolicy, type ResolvedPolicy, type ToolIdentity } from "../policy/resolve.js";
-import type { CallContext } from "../policy/abort.js";
-import { telemetryOn } from "../telemetry/otel.js";
+import type { ResolvedPolicy } from "../policy/resolve.js";
 import { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
-import { ToolCall, type ToolRuntime } from "./toolCall.js";
+import type { ToolRuntime } from "./toolCall.js";
+import { ToolCaller } from "./toolCaller.js";
 import { McpTool } from "./McpTool.js";
 import { currentToolRun, forwardToToolRuns } from "./runEvents.js";
 import { exposedNames } from "./toolNames.js";
@@ -40,7 +35,6 @@ export class McpToolkit extends BaseToolkit {
   private readonly toolsByName = new Map<string, McpTool>();
   private readonly connections = new Map<string, Connection>();
   private readonly guards = new Map<string, Required<ServerGuards>>();
-  private readonly runtimes = new Map<string, ToolRuntime>();
   private readonly byName = new Map<string, ToolRuntime>();
   private readonly pending = new Set<string>();
   private retrying: Promise<void> | undefined;
@@ -48,6 +42,8 @@ export class McpToolkit extends BaseToolkit {
   private readonly events: EventHub;
   /** Spans and metrics through OpenTelemetry; does nothing unless the application registered a provider. */
   private readonly telemetry: ToolkitTelemetry;
+  /** Calls the tools: their runtimes, the pipeline, fallbacks. */
+  private readonly caller: ToolCaller;
   private closed = false;
   /** The shared state on Redis, when `sharedState` is set. */
   private fleet: { close(): void } | undefined;
@@ -75,6 +71,7 @@ export class McpToolkit extends BaseToolkit {
         budget: new RetryBudget({ ...config.retryBudget, ...server.retryBudget }),
       });
     }
+    this.caller = new ToolCaller({ config, connections: this.connections, guards: this.guards, events: this.events, telemetry: this.telemetry });
   }
 
   /**
@@ -186,10 +183,7 @@ export class McpToolkit extends BaseToolkit {
     if (this.closed || this.pending.has(server)) return;
     const listed = new Set(this.connections.get(server)!.tools.map((t) => t.name));
     const removed: string[] = [];
-    for (const [key, runtime] of this.runtimes) {
-      if (runtime.identity.serverName !== server || listed.has(runtime.identity.mcpName)) continue;
-      runtime.removed = true;
-      this.runtimes.delete(key);
+    for (const runtime of this.caller.forgetUnlisted(server, listed)) {
       const name = runtime.identity.exposedName;
       if (this.byName.get(name) !== runtime) continue;
       this.byName.delete(name);
@@ -207,9 +201,9 @@ export class McpToolkit extends BaseToolkit {
   private buildTools(newServers: string[]): void {
     const incoming: { server: string; tool: Tool }[] = [];
     for (const server of newServers) {
-      const fresh = this.connections.get(server)!.tools.filter((tool) => !this.runtimes.has(`${server}\u0000${tool.name}`));
+      const fresh = this.connections.get(server)!.tools.filter((tool) => !this.caller.has(server, tool.name));
       if (this.config.servers[server]?.exposeTools === false) {
-        for (const tool of fresh) this.runtimeFor(server, tool, tool.name);
+        for (const tool of fresh) this.caller.runtimeFor(server, tool, tool.name);
         continue;
       }
       for (const tool of fresh) incoming.push({ server, tool });
@@ -222,35 +216,8 @@ export class McpToolkit extends BaseToolkit {
     });
   }
 
-  private runtimeFor(server: string, tool: Tool, exposedName: string): ToolRuntime {
-    const key = `${server}\u0000${tool.name}`;
-    const existing = this.runtimes.get(key);
-    if (existing) return existing;
-    const identity: ToolIdentity = { exposedName, serverName: server, mcpName: tool.name, ...(tool.annotations ? { annotations: tool.annotations } : {}) };
-    const serverConfig = this.config.servers[server] as ServerConfig;
-    const policy = resolvePolicy(identity, this.config);
-    const runtime: ToolRuntime = {
-      identity,
-      policy,
-      // The connection object lives as long as the toolkit; it resolves the live client per call.
-      target: {
-        connection: this.connections.get(server)!,
-        mcpName: tool.name,
-        ...(serverConfig.errorCodes ? { customCodes: serverConfig.errorCodes } : {}),
-        // Our timers govern; the SDK's is a backstop far behind them.
-        sdkTimeoutMs: Math.max(policy.timeoutMs, policy.maxTotalTimeoutMs ?? 0) + 60_000,
-        resetTimeoutOnProgress: policy.resetTimeoutOnProgress,
-      },
-      context: { toolName: exposedName, serverName: server },
-      onTaskStatus: (status, message, taskId) =>
-        this.events.emit({ type: "task", toolName: exposedName, serverName: server, taskId, status, ...(message ? { message } : {}) }),
-    };
-    this.runtimes.set(key, runtime);
-    return runtime;
-  }
-
   private makeTool(server: string, tool: Tool, name: string): McpTool {
-    const runtime = this.runtimeFor(server, tool, name);
+    const runtime = this.caller.runtimeFor(server, tool, name);
     this.byName.set(name, runtime);
     return new McpTool({
       name,
@@ -262,24 +229,11 @@ export class McpToolkit extends BaseToolkit {
         idempotent: runtime.policy.idempotent,
         ...(tool.annotations ? { annotations: tool.annotations } : {}),
       },
-      // Chained, not awaited: see policy/chain.ts.
-      execute: (args, config) => begin(() => this.call(runtime, args, config?.signal)).then(this.toolReply),
+      execute: this.caller.executor(runtime),
       errorMode: this.config.errors?.mode ?? "return",
       text: () => this.textOptions(),
     });
   }
-
-  /**
-   * A call's result as the model reads it, with the artifact. Made once, not per call. A result
-   * that cannot be read is a classified failure too: the tool's executor rejects only with those.
-   */
-  private readonly toolReply = ({ value, fallback }: WithFallback<CallToolResult>): [unknown, unknown] => {
-    try {
-      return withFallbackNote(convertResult(value, this.config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH), fallback);
-    } catch (error) {
-      throw McpToolError.of("invalid_result", `The server's result could not be read: ${messageOf(error)}`, { cause: error });
-    }
-  };
 
   private textOptions(): ModelTextOptions {
     const errors = this.config.errors ?? {};
@@ -289,58 +243,5 @@ export class McpToolkit extends BaseToolkit {
       ...(errors.redact ? { patterns: errors.redact } : {}),
       ...(errors.maxLength !== undefined ? { maxLength: errors.maxLength } : {}),
     };
-  }
-
-  /** One call of a tool: the pipeline, with this toolkit's breaker, fallback and events. */
-  private call(runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, nested = false): Promise<WithFallback<CallToolResult>> {
-    const traced = telemetryOn();
-    // Telemetry tracks a call by its context object, so a traced call needs one of its own;
-    // untraced, nothing keys on it, and the tool's own serves every call.
-    const context = traced ? { ...runtime.context } : runtime.context;
-    return runPipeline(this.specFor(runtime, args, context, traced, nested), signal, new ToolCall(runtime, args, signal, context));
-  }
-
-  /**
-   * The pipeline spec of a call: the tool's own, shared by its plain calls, or for a call that
-   * has a fallback, is traced, or is a fallback's own call, a copy with those added.
-   */
-  private specFor(runtime: ToolRuntime, args: Record<string, unknown>, context: CallContext, traced: boolean, nested: boolean): PipelineSpec<CallToolResult, ToolCall> {
-    const shared = (runtime.spec ??= {
-      context: runtime.context,
-      policy: runtime.policy,
-      attempt: ToolCall.attempt,
-      guards: this.guards.get(runtime.identity.serverName)!,
-      events: this.events,
-    });
-    // A fallback's own call runs under its server's policy and breaker, and never falls back again.
-    const fallback = nested ? undefined : this.fallbackFor(runtime, args);
-    if (!traced && !nested && !fallback) return shared;
-    return { ...shared, context, ...(traced ? { instrument: this.telemetry } : {}), ...(nested ? { report: false } : {}), ...(fallback ? { fallback } : {}) };
-  }
-
-  private fallbackFor(runtime: ToolRuntime, args: Record<string, unknown>): Fallback<CallToolResult> | undefined {
-    const fallback = runtime.policy.fallback;
-    if (fallback === undefined) return undefined;
-    const hook = this.config.beforeFallback;
-    const before = hook ? (error: McpToolError) => hook(runtime.identity.exposedName, args, error) : undefined;
-    if (typeof fallback === "function") {
-      return functionFallback(fallback, args, (out): CallToolResult => (typeof out === "string" ? { content: [{ type: "text", text: out }] } : out), before);
-    }
-    return {
-      name: fallback,
-      from: `server '${fallback}'`,
-      run: (_error, signal) => this.callFallbackServer(fallback, runtime, args, signal),
-      ...(before ? { before } : {}),
-    };
-  }
-
-  private async callFallbackServer(server: string, runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined): Promise<CallToolResult> {
-    const connection = this.connections.get(server)!;
-    // A fallback server skipped at connect is tried now; if it is down, that is the error to report.
-    if (connection.tools.length === 0) await connection.lease(signal);
-    const tool = connection.tools.find((t) => t.name === runtime.identity.mcpName);
-    if (!tool) throw McpToolError.of("tool_not_found", `Server '${server}' has no tool '${runtime.identity.mcpName}'.`, { serverName: server });
-    const { value } = await this.call(this.runtimeFor(server, tool, runtime.identity.exposedName), args, signal, true);
-    return value;
   }
 }

@@ -1,0 +1,155 @@
+/**
+ * How a toolkit calls its tools: each tool's runtime (its resolved policy and where it is
+ * called), and each call through the pipeline with the server's guards, the tool's fallback
+ * and the toolkit's events and telemetry. McpToolkit decides which tools exist; this calls them.
+ */
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_MAX_RESULT_LENGTH, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
+import { McpToolError } from "../errors/McpToolError.js";
+import { messageOf } from "../errors/normalize.js";
+import type { EventHub } from "../events.js";
+import type { Connection } from "../mcp/Connection.js";
+import { convertResult, withFallbackNote } from "../mcp/content.js";
+import type { CallContext } from "../policy/abort.js";
+import { begin } from "../policy/chain.js";
+import { functionFallback, type Fallback, type WithFallback } from "../policy/FallbackPolicy.js";
+import { runPipeline, type PipelineSpec, type ServerGuards } from "../policy/pipeline.js";
+import { resolvePolicy, type ToolIdentity } from "../policy/resolve.js";
+import { telemetryOn } from "../telemetry/otel.js";
+import type { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
+import type { ToolExecutor } from "./McpTool.js";
+import { ToolCall, type ToolRuntime } from "./toolCall.js";
+
+/** What the caller shares with its toolkit. */
+export interface ToolCallerParts {
+  config: McpToolkitConfig;
+  connections: ReadonlyMap<string, Connection>;
+  guards: ReadonlyMap<string, Required<ServerGuards>>;
+  events: EventHub;
+  telemetry: ToolkitTelemetry;
+}
+
+export class ToolCaller {
+  /** Every tool's runtime, by server and MCP name, exposed or not (a fallback may call a hidden one). */
+  private readonly runtimes = new Map<string, ToolRuntime>();
+
+  constructor(private readonly parts: ToolCallerParts) {}
+
+  /** Is this server's tool known already? */
+  has(server: string, mcpName: string): boolean {
+    return this.runtimes.has(`${server}\u0000${mcpName}`);
+  }
+
+  /** The tool's runtime, made (and its policy resolved) on first use. */
+  runtimeFor(server: string, tool: Tool, exposedName: string): ToolRuntime {
+    const key = `${server}\u0000${tool.name}`;
+    const existing = this.runtimes.get(key);
+    if (existing) return existing;
+    const { config, connections, events } = this.parts;
+    const identity: ToolIdentity = { exposedName, serverName: server, mcpName: tool.name, ...(tool.annotations ? { annotations: tool.annotations } : {}) };
+    const serverConfig = config.servers[server] as ServerConfig;
+    const policy = resolvePolicy(identity, config);
+    const runtime: ToolRuntime = {
+      identity,
+      policy,
+      // The connection object lives as long as the toolkit; it resolves the live client per call.
+      target: {
+        connection: connections.get(server)!,
+        mcpName: tool.name,
+        ...(serverConfig.errorCodes ? { customCodes: serverConfig.errorCodes } : {}),
+        // Our timers govern; the SDK's is a backstop far behind them.
+        sdkTimeoutMs: Math.max(policy.timeoutMs, policy.maxTotalTimeoutMs ?? 0) + 60_000,
+        resetTimeoutOnProgress: policy.resetTimeoutOnProgress,
+      },
+      context: { toolName: exposedName, serverName: server },
+      onTaskStatus: (status, message, taskId) => events.emit({ type: "task", toolName: exposedName, serverName: server, taskId, status, ...(message ? { message } : {}) }),
+    };
+    this.runtimes.set(key, runtime);
+    return runtime;
+  }
+
+  /**
+   * Forgets the server's tools it no longer lists, and marks them removed so that a caller still
+   * holding one gets `tool_not_found`, unsent. Returns the runtimes forgotten.
+   */
+  forgetUnlisted(server: string, listed: ReadonlySet<string>): ToolRuntime[] {
+    const gone: ToolRuntime[] = [];
+    for (const [key, runtime] of this.runtimes) {
+      if (runtime.identity.serverName !== server || listed.has(runtime.identity.mcpName)) continue;
+      runtime.removed = true;
+      this.runtimes.delete(key);
+      gone.push(runtime);
+    }
+    return gone;
+  }
+
+  /** What an McpTool runs for this tool. Chained, not awaited: see policy/chain.ts. */
+  executor(runtime: ToolRuntime): ToolExecutor {
+    return (args, config) => begin(() => this.call(runtime, args, config?.signal)).then(this.toolReply);
+  }
+
+  /**
+   * A call's result as the model reads it, with the artifact. Made once, not per call. A result
+   * that cannot be read is a classified failure too: the tool's executor rejects only with those.
+   */
+  private readonly toolReply = ({ value, fallback }: WithFallback<CallToolResult>): [unknown, unknown] => {
+    try {
+      return withFallbackNote(convertResult(value, this.parts.config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH), fallback);
+    } catch (error) {
+      throw McpToolError.of("invalid_result", `The server's result could not be read: ${messageOf(error)}`, { cause: error });
+    }
+  };
+
+  /** One call of a tool: the pipeline, with the server's breaker, the tool's fallback, and events. */
+  private call(runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, nested = false): Promise<WithFallback<CallToolResult>> {
+    const traced = telemetryOn();
+    // Telemetry tracks a call by its context object, so a traced call needs one of its own;
+    // untraced, nothing keys on it, and the tool's own serves every call.
+    const context = traced ? { ...runtime.context } : runtime.context;
+    return runPipeline(this.specFor(runtime, args, context, traced, nested), signal, new ToolCall(runtime, args, signal, context));
+  }
+
+  /**
+   * The pipeline spec of a call: the tool's own, shared by its plain calls, or for a call that
+   * has a fallback, is traced, or is a fallback's own call, a copy with those added.
+   */
+  private specFor(runtime: ToolRuntime, args: Record<string, unknown>, context: CallContext, traced: boolean, nested: boolean): PipelineSpec<CallToolResult, ToolCall> {
+    const shared = (runtime.spec ??= {
+      context: runtime.context,
+      policy: runtime.policy,
+      attempt: ToolCall.attempt,
+      guards: this.parts.guards.get(runtime.identity.serverName)!,
+      events: this.parts.events,
+    });
+    // A fallback's own call runs under its server's policy and breaker, and never falls back again.
+    const fallback = nested ? undefined : this.fallbackFor(runtime, args);
+    if (!traced && !nested && !fallback) return shared;
+    return { ...shared, context, ...(traced ? { instrument: this.parts.telemetry } : {}), ...(nested ? { report: false } : {}), ...(fallback ? { fallback } : {}) };
+  }
+
+  private fallbackFor(runtime: ToolRuntime, args: Record<string, unknown>): Fallback<CallToolResult> | undefined {
+    const fallback = runtime.policy.fallback;
+    if (fallback === undefined) return undefined;
+    const hook = this.parts.config.beforeFallback;
+    const before = hook ? (error: McpToolError) => hook(runtime.identity.exposedName, args, error) : undefined;
+    if (typeof fallback === "function") {
+      return functionFallback(fallback, args, (out): CallToolResult => (typeof out === "string" ? { content: [{ type: "text", text: out }] } : out), before);
+    }
+    return {
+      name: fallback,
+      from: `server '${fallback}'`,
+      run: (_error, signal) => this.callFallbackServer(fallback, runtime, args, signal),
+      ...(before ? { before } : {}),
+    };
+  }
+
+  private async callFallbackServer(server: string, runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined): Promise<CallToolResult> {
+    const connection = this.parts.connections.get(server)!;
+    // A fallback server skipped at connect is tried now; if it is down, that is the error to report.
+    if (connection.tools.length === 0) await connection.lease(signal);
+    const tool = connection.tools.find((t) => t.name === runtime.identity.mcpName);
+    if (!tool) throw McpToolError.of("tool_not_found", `Server '${server}' has no tool '${runtime.identity.mcpName}'.`, { serverName: server });
+    const { value } = await this.call(this.runtimeFor(server, tool, runtime.identity.exposedName), args, signal, true);
+    return value;
+  }
+}
