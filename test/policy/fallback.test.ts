@@ -1,6 +1,7 @@
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { McpToolkit, type McpEvent, type McpToolErrorJSON } from "../../src/index.js";
+import { McpToolError, McpToolkit, type McpEvent, type McpToolErrorJSON } from "../../src/index.js";
 import { startHttpFixture } from "../servers/http.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 
@@ -64,6 +65,31 @@ describe("fallbacks", () => {
     const { toolkit, primary, backup } = await pair({ beforeFallback: () => "skip" });
     primary.failNext(503);
     expect(await toolkit.getTool("echo")!.invoke({ text: "x" })).toContain("(service_unavailable)");
+    expect(backup.state.calls).toEqual([]);
+  });
+
+  it("still ends classified when the beforeFallback hook itself throws, for the model and for callbacks", async () => {
+    const { toolkit, primary, backup } = await pair({
+      beforeFallback: () => {
+        throw new TypeError("the hook broke");
+      },
+    });
+    class ErrorSeen extends BaseCallbackHandler {
+      name = "error-seen";
+      errors: unknown[] = [];
+      override handleToolError(error: unknown): void {
+        this.errors.push(error);
+      }
+    }
+    const seen = new ErrorSeen();
+    primary.failNext(503);
+    const reply = (await toolkit.getTool("echo")!.invoke(call("echo", { text: "x" }), { callbacks: [seen] })) as ToolMessage;
+    expect(reply.status).toBe("error");
+    expect(reply.content).toContain("the hook broke");
+    // The pipeline rejects only with McpToolErrors: LangChain's callbacks see one, not the TypeError.
+    expect(seen.errors).toHaveLength(1);
+    expect(seen.errors[0]).toBeInstanceOf(McpToolError);
+    expect((seen.errors[0] as McpToolError).cause).toBeInstanceOf(TypeError);
     expect(backup.state.calls).toEqual([]);
   });
 
