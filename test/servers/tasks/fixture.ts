@@ -129,8 +129,10 @@ export function buildTaskServer(store: SharedTaskStore, jobs: TaskJobs, state: T
   /** Waits, unless the fixture closes; then checks that the task is still there to work on. */
   const step = async (id: string, ms: number, signal: AbortSignal): Promise<boolean> => {
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+      const stop = () => (clearTimeout(timer), resolve());
+      // Each step's listener goes when the step ends: a long job takes many steps on one signal.
+      const timer = setTimeout(() => (signal.removeEventListener("abort", stop), resolve()), ms);
+      signal.addEventListener("abort", stop, { once: true });
     });
     const task = await store.getTask(id);
     const alive = !signal.aborted && task !== null && task.status === "working";
