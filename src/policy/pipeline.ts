@@ -133,7 +133,7 @@ class PipelineCall<T, I> {
     this.attempts = 1;
     const { gate, breaker } = this.spec.guards ?? {};
     if ((gate && gate.remainingMs > 0) || (breaker && !breaker.admitsDirectly(this.signal))) return this.attempt(1);
-    const scope = this.start(1);
+    const scope = this.start();
     this.direct = { scope, circuit: breaker };
     return this.send(scope, 1);
   }
@@ -155,7 +155,7 @@ class PipelineCall<T, I> {
 
   /** One attempt under its timeout; `circuit` is the closed breaker it reports its end to. */
   private timed(n: number, circuit: CircuitBreaker | undefined): Promise<T> {
-    const ending = { scope: this.start(n), circuit };
+    const ending = { scope: this.start(), circuit };
     return this.send(ending.scope, n).then(
       (value) => this.ended(ending, value),
       (thrown: unknown) => {
@@ -165,7 +165,7 @@ class PipelineCall<T, I> {
   }
 
   /** An attempt begins: counted against the retry budget, under its own scope. */
-  private start(n: number): AttemptScope {
+  private start(): AttemptScope {
     this.spec.guards?.budget?.noteAttempt();
     return new AttemptScope(this.spec.policy, this.signal);
   }
