@@ -85,41 +85,9 @@ export class McpToolError extends Error {
     if (options.data !== undefined) this.data = options.data;
   }
 
-  /**
-   * Builds an error for `reason` with the table's defaults; `overrides` win where they are
-   * defined. Field by field, not spread: spreading objects of many shapes made this the costliest
-   * step of classifying a failure.
-   */
+  /** Builds an error for `reason` with the table's defaults; `overrides` win where they are defined. */
   static of(reason: Reason, message: string, overrides: Partial<McpToolErrorFields> & { cause?: unknown } = {}): McpToolError {
-    return McpToolError.over(reason, message, overrides, undefined);
-  }
-
-  /**
-   * `of`, with a second layer of defaults under `overrides`: what the call's context knows (the
-   * tool, the server, the attempt count, the error that was thrown).
-   */
-  static over(
-    reason: Reason,
-    message: string,
-    overrides: Partial<McpToolErrorFields> & { cause?: unknown },
-    base: { toolName?: string | undefined; serverName?: string | undefined; attempts?: number | undefined; cause?: unknown } | undefined,
-  ): McpToolError {
-    const info = REASONS[reason];
-    return new McpToolError({
-      reason,
-      message,
-      kind: overrides.kind ?? info.kind,
-      transient: overrides.transient ?? info.transient,
-      outcome: overrides.outcome ?? info.outcome,
-      code: overrides.code,
-      status: overrides.status,
-      retryAfterMs: overrides.retryAfterMs,
-      toolName: overrides.toolName ?? base?.toolName,
-      serverName: overrides.serverName ?? base?.serverName,
-      attempts: overrides.attempts ?? base?.attempts,
-      data: overrides.data,
-      cause: overrides.cause !== undefined ? overrides.cause : base?.cause,
-    });
+    return errorFor(reason, message, overrides, undefined);
   }
 
   /** A copy with some fields changed; the cause is kept unless replaced. */
@@ -184,4 +152,34 @@ export function isMcpToolError(error: unknown): error is McpToolError {
  */
 export function isServerFailure(error: unknown): error is McpToolError {
   return error instanceof McpToolError && error.transient && error.kind !== "domain" && !decidedByCaller(error.reason);
+}
+
+/**
+ * `McpToolError.of`, with a second layer of defaults under `overrides`: what the call's context
+ * knows (the tool, the server, the attempt count, the error that was thrown). Field by field,
+ * not spread: spreading objects of many shapes, then dropping their undefined keys, made this
+ * the costliest step of classifying a failure. An undefined override falls back past it.
+ */
+export function errorFor(
+  reason: Reason,
+  message: string,
+  overrides: Partial<McpToolErrorFields> & { cause?: unknown },
+  base: { toolName?: string | undefined; serverName?: string | undefined; attempts?: number | undefined; cause?: unknown } | undefined,
+): McpToolError {
+  const info = REASONS[reason];
+  return new McpToolError({
+    reason,
+    message,
+    kind: overrides.kind ?? info.kind,
+    transient: overrides.transient ?? info.transient,
+    outcome: overrides.outcome ?? info.outcome,
+    code: overrides.code,
+    status: overrides.status,
+    retryAfterMs: overrides.retryAfterMs,
+    toolName: overrides.toolName ?? base?.toolName,
+    serverName: overrides.serverName ?? base?.serverName,
+    attempts: overrides.attempts ?? base?.attempts,
+    data: overrides.data,
+    cause: overrides.cause !== undefined ? overrides.cause : base?.cause,
+  });
 }

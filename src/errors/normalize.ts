@@ -1,4 +1,4 @@
-import { McpToolError } from "./McpToolError.js";
+import { errorFor, McpToolError } from "./McpToolError.js";
 import type { Classification, NormalizeContext } from "./classify/context.js";
 import { fromHttpStatus, httpStatus, isUnexpectedContentType, unexpectedResponse } from "./classify/http.js";
 import { fromJsonRpc, jsonRpcCode } from "./classify/jsonrpc.js";
@@ -22,7 +22,7 @@ const NO_OVERRIDES = Object.freeze({});
 export function normalize(error: unknown, context: NormalizeContext = {}): McpToolError {
   if (error instanceof McpToolError) return error;
   const fields = classify(error, context);
-  return McpToolError.over(fields.reason, fields.message, fields.overrides ?? NO_OVERRIDES, {
+  return errorFor(fields.reason, fields.message, fields.overrides ?? NO_OVERRIDES, {
     toolName: context.toolName,
     serverName: context.serverName,
     attempts: context.attempts,

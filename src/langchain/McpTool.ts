@@ -32,6 +32,8 @@ export interface McpToolMetadata extends Record<string, unknown> {
 /**
  * Runs the call; resolves with what the model reads and the artifact, or rejects with an
  * McpToolError (or a LangGraph control-flow signal), so LangChain's callbacks see it classified.
+ * Both executors run the pipeline, which rejects only with those. Whatever else escapes (a bug
+ * of ours) is still classified for the model's reply, in `call`.
  */
 export type ToolExecutor = (
   args: Record<string, unknown>,

@@ -6,7 +6,6 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_MAX_RESULT_LENGTH, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
-import { messageOf } from "../errors/normalize.js";
 import type { EventHub } from "../events.js";
 import type { Connection } from "../mcp/Connection.js";
 import { convertResult, withFallbackNote } from "../mcp/content.js";
@@ -88,17 +87,9 @@ export class ToolCaller {
     return (args, config) => begin(() => this.call(runtime, args, config?.signal)).then(this.toolReply);
   }
 
-  /**
-   * A call's result as the model reads it, with the artifact. Made once, not per call. A result
-   * that cannot be read is a classified failure too: the tool's executor rejects only with those.
-   */
-  private readonly toolReply = ({ value, fallback }: WithFallback<CallToolResult>): [unknown, unknown] => {
-    try {
-      return withFallbackNote(convertResult(value, this.parts.config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH), fallback);
-    } catch (error) {
-      throw McpToolError.of("invalid_result", `The server's result could not be read: ${messageOf(error)}`, { cause: error });
-    }
-  };
+  /** A call's result as the model reads it, with the artifact. Made once, not per call. */
+  private readonly toolReply = ({ value, fallback }: WithFallback<CallToolResult>): [unknown, unknown] =>
+    withFallbackNote(convertResult(value, this.parts.config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH), fallback);
 
   /** One call of a tool: the pipeline, with the server's breaker, the tool's fallback, and events. */
   private call(runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, nested = false): Promise<WithFallback<CallToolResult>> {

@@ -46,7 +46,7 @@ const UNKNOWN_TOOL = /^(?:Tool \S+ (?:not found|disabled)|Unknown tool\b)/i;
 export function fromJsonRpc(error: unknown, code: number, message: string, ctx: NormalizeContext): Classification {
   const data = (error as { data?: unknown }).data;
   const text = stripMcpPrefix(message);
-  // An undefined field is no override: McpToolError.over falls back past it.
+  // An undefined field is no override: errorFor (McpToolError.ts) falls back past it.
   const base: Partial<McpToolErrorFields> = { code, data };
   // v1's own errors carry one "MCP error <code>:" prefix. A server built on v1 sends its
   // McpError's message with the prefix in it, so what it sends arrives with two: never local.
