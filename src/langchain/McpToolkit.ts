@@ -7,7 +7,7 @@ import { normalize } from "../errors/normalize.js";
 import { redactError, type ModelTextOptions } from "../errors/text.js";
 import { collectSecrets } from "../config/secrets.js";
 import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType } from "../events.js";
-import { connectionDeathKey } from "../mcp/callTool.js";
+import { connectionDeathKey } from "../mcp/attemptFailure.js";
 import type { ProtocolEra } from "../mcp/clients.js";
 import { Connection } from "../mcp/Connection.js";
 import { breakerEvents, CircuitBreaker, type BreakerState } from "../policy/CircuitBreaker.js";

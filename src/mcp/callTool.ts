@@ -5,12 +5,12 @@ import { markRequests } from "./requestScope.js";
 import { runsAsTask, taskAttempt, type TaskCall } from "./taskCall.js";
 import { isControlFlow } from "../errors/controlFlow.js";
 import { fromResult } from "../errors/fromResult.js";
-import { McpToolError } from "../errors/McpToolError.js";
-import { normalize, type CustomCodeTable, type NormalizeContext } from "../errors/normalize.js";
-import { REASONS } from "../errors/reasons.js";
+import type { McpToolError } from "../errors/McpToolError.js";
+import type { CustomCodeTable } from "../errors/normalize.js";
 import type { CallContext } from "../policy/abort.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
-import { StreamLostError, ToolkitClosedError, type Connection, type Lease } from "./Connection.js";
+import { settled, type AttemptFacts } from "./attemptFailure.js";
+import type { Connection, Lease } from "./Connection.js";
 
 /** What one attempt calls: a tool on a server, reached through its connection at call time. */
 export interface ToolTarget {
@@ -32,30 +32,10 @@ export interface AttemptRecovery {
   retry<T>(error: unknown, scope: AttemptScope, again: () => Promise<T>): Promise<T>;
 }
 
-/** What one attempt learnt on its way, read when it fails to classify the failure. */
-interface AttemptFacts {
-  target: ToolTarget;
-  args: Record<string, unknown>;
-  scope: AttemptScope;
-  attempt: number;
-  context: CallContext;
-  callerSignal: AbortSignal | undefined;
-  meta: Record<string, string> | undefined;
-  task: TaskCall | undefined;
-  recovery: AttemptRecovery | undefined;
-  /** The connection the request went over; unset while none was had. */
-  lease?: Lease;
-  /** The JSON-RPC id of the request, where it was seen being written. */
-  id?: number;
-  /** Had the attempt been aborted before it was sent? Then the SDK refuses it unsent. */
-  abortedBeforeSend: boolean;
-}
-
 /**
- * One attempt at an MCP tool call. Its failure is classified here, once, with everything the
- * attempt knows: whether our timer fired, whether the caller aborted, whether the connection
- * closed during the call, whether a session was held, what the server said to wait. The
- * error is made for this call alone, even when many calls met the same failed reconnect.
+ * One attempt at an MCP tool call. Its failure is classified once, with everything the attempt
+ * learnt on its way (`AttemptFacts`, read in attemptFailure.ts). The error is made for this
+ * call alone, even when many calls met the same failed reconnect.
  */
 export function callToolOnce(
   target: ToolTarget,
@@ -200,71 +180,6 @@ function failed(facts: AttemptFacts, thrown: unknown): Promise<never> {
 }
 
 /**
- * The attempt's failure, classified: the error itself, or, where the failure broke the
- * connection, a promise that rejects with it once the connection is dropped.
- */
-function settled(facts: AttemptFacts, thrown: unknown): McpToolError | Promise<never> {
-  const { lease, target } = facts;
-  const { connection } = target;
-  const error = classify(facts, thrown);
-  if (lease && error.reason === "protocol_version_unsupported") {
-    // The server changed era under us: renegotiate once; a second refusal is final.
-    if (!connection.versionRefused(lease)) return error.with({ transient: false });
-  }
-  const effect = REASONS[error.reason].connection;
-  if (lease && (effect === "lost" || (effect === "request" && !connection.breaksArePerRequest))) {
-    return connection.invalidate(lease).then(() => Promise.reject(error));
-  }
-  return error;
-}
-
-function classify(facts: AttemptFacts, thrown: unknown): McpToolError {
-  const { lease, target, scope } = facts;
-  const error = classifyFailure(facts, thrown);
-  return lease && diedWithConnection(error, target.connection, scope.reason) ? withGeneration(error, lease.generation) : error;
-}
-
-function classifyFailure(facts: AttemptFacts, thrown: unknown): McpToolError {
-  const { target, scope, context, callerSignal, lease, id } = facts;
-  const { connection } = target;
-  const here = { ...context, attempts: facts.attempt };
-  // Failing to get a connection, or timing out before sending, means the request was never written.
-  const unsent = lease === undefined || facts.abortedBeforeSend;
-  // A connection's own failure (a refused reconnect) is shared by every call that waited on it.
-  if (thrown instanceof McpToolError) return thrown.with({ ...here, ...(unsent ? { outcome: "not_sent" } : {}) });
-  const reason: unknown = scope.reason;
-  // The toolkit closed under the call: its controller was aborted, or (on the fast path) the
-  // closing client ended the request.
-  if ((reason instanceof ToolkitClosedError || connection.isClosed) && !callerSignal?.aborted) {
-    const closed = reason instanceof ToolkitClosedError ? reason : new ToolkitClosedError(connection.name);
-    return McpToolError.of("closed", closed.message, { ...here, outcome: unsent ? "not_sent" : "unknown", cause: thrown });
-  }
-  if (reason instanceof StreamLostError && !callerSignal?.aborted) {
-    // We know exactly what happened: the answer stream broke or ended after the request was sent.
-    return McpToolError.of("stream_error", reason.message, { ...here, cause: reason });
-  }
-  // Built field by field: conditional spreads made this the costliest step of a JSON-RPC error.
-  const known: NormalizeContext = {
-    toolName: context.toolName,
-    serverName: context.serverName,
-    attempts: facts.attempt,
-    aborted: callerSignal?.aborted === true,
-    timedOut: scope.timedOut,
-    transportClosed: lease !== undefined && connection.closedSince(lease),
-    exit: connection.lastExit,
-    hadSession: lease?.hadSession ?? false,
-  };
-  if (scope.expiredAfter) known.timedOutAfter = scope.expiredAfter;
-  const url = connection.url;
-  if (url) known.url = url;
-  const response = connection.takeResponse(id);
-  if (response) known.response = response;
-  if (target.customCodes) known.customCodes = target.customCodes;
-  const e = normalize(thrown, known);
-  return unsent && e.outcome !== "not_sent" ? e.with({ outcome: "not_sent" }) : e;
-}
-
-/**
  * Sends a tools/call. In 2026-07-28 the server may answer `input_required`: the rounds run here,
  * in the call's own async context, so an input handler can pause a LangGraph run.
  */
@@ -273,31 +188,4 @@ function sendCall(connection: Connection, client: AnyClient, params: CallParams,
   const { handler, maxRounds } = connection.input;
   const inputContext = { serverName: connection.name, era: "modern" as const, ...(context.toolName ? { toolName: context.toolName } : {}), ...(signal ? { signal } : {}) };
   return withInputRounds((p: CallParams) => callToolWith(client, p, { ...options, allowInputRequired: true }), params, { handler, maxRounds, context: inputContext });
-}
-
-/**
- * Was this failure the death of the connection the call went over, rather than of this one
- * request? Every call in flight on a connection that dies fails together, and the breaker
- * counts them as one failure by the generation they carry.
- */
-function diedWithConnection(error: McpToolError, connection: Connection, abortReason: unknown): boolean {
-  if (abortReason instanceof StreamLostError) return abortReason.connectionDied;
-  const effect = REASONS[error.reason].connection;
-  return effect === "lost" || (effect === "request" && !connection.breaksArePerRequest);
-}
-
-/**
- * Which connection death a failure belongs to, for the breaker: every call in flight on a
- * connection that died fails with it, and that is one piece of evidence about the server.
- */
-export function connectionDeathKey(error: McpToolError): string | undefined {
-  const generation = (error.data as { connectionGeneration?: unknown } | undefined)?.connectionGeneration;
-  return typeof generation === "number" ? `connection-${generation}` : undefined;
-}
-
-/** `data.connectionGeneration`: which of its server's connections died (one number per connection, per server). */
-function withGeneration(error: McpToolError, generation: number): McpToolError {
-  const data = error.data;
-  if (data !== undefined && (typeof data !== "object" || data === null || Array.isArray(data))) return error;
-  return error.with({ data: { ...(data as Record<string, unknown> | undefined), connectionGeneration: generation } });
 }
