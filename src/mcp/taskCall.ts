@@ -10,6 +10,7 @@ import type { AnyClient, CallParams } from "./clients.js";
 import type { Connection } from "./Connection.js";
 import { runAsTask, supportsToolTasks, type TaskStatus } from "./tasks.js";
 
+/** When a tool call runs as a task: `auto` when the tool requires it, `always` when it allows it, `never`. */
 export type TaskPolicy = "auto" | "always" | "never";
 
 /** A timeout this long or longer makes `task: "auto"` run a tool that allows tasks as one. */
@@ -21,7 +22,16 @@ export const LONG_TIMEOUT_MS = 60_000;
  * is long ({@link LONG_TIMEOUT_MS}).
  */
 export function shouldRunAsTask(policy: TaskPolicy, client: AnyClient, tool: { execution?: { taskSupport?: string } } | undefined, timeoutMs = 0): boolean {
-  if (policy === "never" || !supportsToolTasks(client)) return false;
+  return tasksPossible(policy, client) && toolRunsAsTask(policy, tool, timeoutMs);
+}
+
+/** Can any call run as a task, by the policy and the server's capabilities? */
+function tasksPossible(policy: TaskPolicy, client: AnyClient): boolean {
+  return policy !== "never" && supportsToolTasks(client);
+}
+
+/** Does this tool run as a task, where tasks are possible at all? */
+function toolRunsAsTask(policy: TaskPolicy, tool: { execution?: { taskSupport?: string } } | undefined, timeoutMs: number): boolean {
   const support = tool?.execution?.taskSupport;
   return support === "required" || (support === "optional" && (policy === "always" || timeoutMs >= LONG_TIMEOUT_MS));
 }
@@ -42,8 +52,7 @@ export function runsAsTask(task: TaskCall | undefined, client: AnyClient, connec
   // A task this call created is asked about again, whatever the policy says.
   if (task.id !== undefined) return true;
   // Asked on every call: the tool is looked up only where the policy and the server leave it open.
-  if (task.policy === "never" || !supportsToolTasks(client)) return false;
-  return shouldRunAsTask(task.policy, client, connection.tools.find((t) => t.name === mcpName), task.timeoutMs);
+  return tasksPossible(task.policy, client) && toolRunsAsTask(task.policy, connection.tools.find((t) => t.name === mcpName), task.timeoutMs);
 }
 
 const ENDED: readonly TaskStatus[] = ["completed", "failed", "cancelled"];

@@ -24,7 +24,6 @@ import { type AnyClient, eraOf } from "./clients.js";
 /** Where a task stands. `completed`, `failed` and `cancelled` are final. */
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 
-/** When a tool call runs as a task: `auto` when the tool requires it, `always` when it allows it, `never`. */
 /** The defaults of {@link RunAsTaskOptions}, in one place. */
 export const TASK_DEFAULTS = {
   /** The poll interval when the server suggests none, ms. */

@@ -22,7 +22,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }
 
-/** Deletes the keys whose value is `undefined`, in place, so they do not override a reason's defaults. */
+/** A copy without the keys whose value is `undefined`, so they do not override a spread's earlier values. */
 export function dropUndefined<T extends object>(o: T): T {
   // A fresh object rather than `delete`, which turns an object into a slow dictionary.
   const out = {} as T;
