@@ -54,7 +54,7 @@ export function planFor(argv: readonly string[]): BenchPlan {
     dead: pick(runs(3, 30), runs(6, 60)),
     recovery: pick({ rounds: 1, deadlineMs: 2000 }, { rounds: 2, deadlineMs: 8000 }),
     restart: pick({ trials: 5, deadlineMs: 3000 }, { trials: 25, deadlineMs: 5000 }),
-    throughput: pick({ rounds: 1, seconds: 0.5 }, { rounds: 3, seconds: 1 }),
+    throughput: pick({ rounds: 2, seconds: 0.3 }, { rounds: 10, seconds: 0.4 }),
     heap: pick({ rounds: 2, inFlight: 300 }, { rounds: 4, inFlight: 600 }),
     connect: { trials: pick(5, 16) },
     watchdogMs: pick(240_000, 12 * 60_000),
