@@ -154,15 +154,19 @@ export class Connection {
     return facts;
   }
 
-  /** Registers a call's controller under its JSON-RPC id, so a broken response stream can end it. */
-  track(id: number | undefined, controller: AbortController): () => void {
+  /**
+   * Registers a call's controller under its JSON-RPC id, so a broken response stream can end it.
+   * The returned function ends the registration; pass `failed` when the call failed some other
+   * way (the SDK's own timer): it gets no answer either.
+   */
+  track(id: number | undefined, controller: AbortController): (failed?: boolean) => void {
     if (id === undefined) return () => {};
     this.inflight.set(id, controller);
-    return () => {
+    return (failed = false) => {
       if (this.inflight.get(id) === controller) this.inflight.delete(id);
       this.probe.responses.delete(id);
       // A call that timed out or was cancelled gets no answer; close the stream that waits for one.
-      if (controller.signal.aborted) this.probe.abandon?.(id);
+      if (failed || controller.signal.aborted) this.probe.abandon?.(id);
     };
   }
 

@@ -9,7 +9,7 @@ import { normalize, type NormalizeContext } from "../errors/normalize.js";
 import { REASONS } from "../errors/reasons.js";
 import type { CallContext } from "../policy/abort.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
-import type { AttemptRecovery, ToolTarget } from "./callTool.js";
+import type { AttemptRecovery, ToolTarget, TrackedAttempt } from "./callTool.js";
 import { StreamLostError, ToolkitClosedError, type Connection, type Lease } from "./Connection.js";
 import type { TaskCall } from "./taskCall.js";
 
@@ -30,6 +30,13 @@ export interface AttemptFacts {
   id?: number;
   /** Had the attempt been aborted before it was sent? Then the SDK refuses it unsent. */
   abortedBeforeSend: boolean;
+  /** The attempt's tracked requests, where they are tracked; its controller carries why the attempt was ended. */
+  tracked?: TrackedAttempt;
+}
+
+/** Why the attempt was ended from outside the SDK (the toolkit closed, its stream broke), if it was. */
+function endedBy(facts: AttemptFacts): unknown {
+  return facts.tracked ? facts.tracked.controller.signal.reason : facts.scope.reason;
 }
 
 /**
@@ -52,9 +59,9 @@ export function settled(facts: AttemptFacts, thrown: unknown): McpToolError | Pr
 }
 
 function classify(facts: AttemptFacts, thrown: unknown): McpToolError {
-  const { lease, target, scope } = facts;
+  const { lease, target } = facts;
   const error = classifyFailure(facts, thrown);
-  return lease && diedWithConnection(error, target.connection, scope.reason) ? withGeneration(error, lease.generation) : error;
+  return lease && diedWithConnection(error, target.connection, endedBy(facts)) ? withGeneration(error, lease.generation) : error;
 }
 
 function classifyFailure(facts: AttemptFacts, thrown: unknown): McpToolError {
@@ -65,7 +72,7 @@ function classifyFailure(facts: AttemptFacts, thrown: unknown): McpToolError {
   const unsent = lease === undefined || facts.abortedBeforeSend;
   // A connection's own failure (a refused reconnect) is shared by every call that waited on it.
   if (thrown instanceof McpToolError) return thrown.with({ ...here, ...(unsent ? { outcome: "not_sent" } : {}) });
-  const reason: unknown = scope.reason;
+  const reason = endedBy(facts);
   // The toolkit closed under the call: its controller was aborted, or (on the fast path) the
   // closing client ended the request.
   if ((reason instanceof ToolkitClosedError || connection.isClosed) && !callerSignal?.aborted) {

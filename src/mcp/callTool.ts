@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { callToolWith, isV2Client, type AnyClient, type CallOptions, type CallParams } from "./clients.js";
 import { withInputRounds } from "./input.js";
-import { markRequests } from "./requestScope.js";
+import { markRequests, type RequestIds } from "./requestScope.js";
 import { runsAsTask, taskAttempt, type TaskCall } from "./taskCall.js";
 import { isControlFlow } from "../errors/controlFlow.js";
 import { fromResult } from "../errors/fromResult.js";
@@ -54,20 +54,21 @@ export function callToolOnce(
   let live: Lease | undefined;
   try {
     live = connection.current();
-    if (!live || connection.tracksStreams || !scope.sdkCanBound || runsAsTask(task, live.client, connection, target.mcpName)) return recoverFrom(attemptLeased(facts, params, task), facts);
+    if (!live || !scope.sdkCanBound || runsAsTask(task, live.client, connection, target.mcpName)) return recoverFrom(attemptLeased(facts, params, task), facts);
   } catch (thrown) {
     return recoverFrom(failed(facts, thrown), facts);
   }
-  // The common case: a live connection whose requests nothing outside needs to end. The
-  // SDK's own timer bounds the call (and cancels it on the server) and the caller's signal
-  // goes straight to it: no controller, timer or listener of ours. Chained, not awaited: see
-  // policy/chain.ts.
+  // The common case: a live connection and no total cap. The SDK's own timer bounds the call
+  // (and cancels it on the server). In memory and over stdio the caller's signal goes straight
+  // to it: no controller, timer or listener of ours. Over HTTP the attempt's requests are
+  // tracked, under one controller of the attempt's own. Chained, not awaited: see policy/chain.ts.
   facts.lease = live;
   facts.abortedBeforeSend = callerSignal?.aborted === true;
+  const tracked = connection.tracksStreams ? (facts.tracked = new TrackedAttempt(facts)) : undefined;
   let sent: Promise<CallToolResult>;
   try {
     sent = sendCall(connection, live.client, params, context, callerSignal, {
-      ...(callerSignal ? { signal: callerSignal } : {}),
+      ...(tracked ? { ...markRequests(tracked), signal: tracked.controller.signal } : callerSignal ? { signal: callerSignal } : {}),
       timeout: scope.options.timeoutMs,
       ...(scope.options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, onprogress: noProgress } : {}),
     });
@@ -84,15 +85,64 @@ export function callToolOnce(
 function answered(sent: Promise<CallToolResult>, facts: AttemptFacts): Promise<CallToolResult> {
   return sent.then(
     (result) => {
+      facts.tracked?.end(false);
       const domain = domainError(result, facts);
       return domain ? recovered(domain, facts) : result;
     },
     (thrown: unknown) => {
-      if (isControlFlow(thrown)) throw thrown;
-      const error = settled(facts, thrown);
+      let error: McpToolError | Promise<never>;
+      try {
+        if (isControlFlow(thrown)) throw thrown;
+        error = settled(facts, thrown);
+      } finally {
+        // After the failure is classified: ending the tracking forgets what the HTTP layer saw.
+        facts.tracked?.end(true);
+      }
       return error instanceof Promise ? recoverFrom(error, facts) : recovered(error, facts);
     },
   );
+}
+
+/**
+ * The requests of one attempt, registered under their JSON-RPC ids, so an answer stream that
+ * breaks, or the toolkit closing, ends the attempt at once through its controller. On the fast
+ * path over HTTP or SSE the controller is made here, handed to the SDK as the request's signal
+ * and made to follow the caller's: one per attempt, and no timer of ours.
+ */
+export class TrackedAttempt implements RequestIds {
+  readonly controller: AbortController;
+  private onCallerAbort: (() => void) | undefined;
+  private untracks: Array<(failed: boolean) => void> | undefined;
+
+  /** @param controller the attempt's own, where it has one already (it then follows the caller itself). */
+  constructor(
+    private readonly facts: AttemptFacts,
+    controller?: AbortController,
+  ) {
+    if (controller) {
+      this.controller = controller;
+      return;
+    }
+    this.controller = new AbortController();
+    const caller = facts.callerSignal;
+    if (caller?.aborted) this.controller.abort(caller.reason);
+    else if (caller) {
+      const made = this.controller;
+      this.onCallerAbort = () => made.abort(caller.reason);
+      caller.addEventListener("abort", this.onCallerAbort, { once: true });
+    }
+  }
+
+  sent(id: number): void {
+    this.facts.id = id;
+    (this.untracks ??= []).push(this.facts.target.connection.track(id, this.controller));
+  }
+
+  /** The attempt settled. A failed one gets no answer after this: a stream still open for one is closed. */
+  end(failed: boolean): void {
+    if (this.onCallerAbort) this.facts.callerSignal?.removeEventListener("abort", this.onCallerAbort);
+    if (this.untracks) for (const untrack of this.untracks) untrack(failed);
+  }
 }
 
 /**
@@ -119,25 +169,20 @@ function recoverOrReject(error: unknown, facts: AttemptFacts): Promise<CallToolR
 }
 
 /**
- * An attempt that needs our own controller: a (re)connect to wait for, a stream that can
- * break under it (tracked by request id), a total cap, or a task.
+ * An attempt that needs our own controller and timer: a (re)connect to wait for, a total cap,
+ * or a task. Its requests are tracked under that controller, over any transport.
  */
 async function attemptLeased(facts: AttemptFacts, params: CallParams, task: TaskCall | undefined): Promise<CallToolResult> {
   const { target, scope, context } = facts;
   const { connection } = target;
-  const untracks: Array<() => void> = [];
+  // Each request the call writes is registered under its id, so a broken stream can end it.
+  const tracked = (facts.tracked = new TrackedAttempt(facts, scope.controller));
+  let threw = false;
   let result: CallToolResult;
   try {
     const lease = await connection.lease(scope.signal);
     facts.lease = lease;
     const client = lease.client;
-    // Each request the call writes is registered under its id, so a broken stream can end it.
-    const ids = {
-      sent: (sent: number) => {
-        facts.id = sent;
-        untracks.push(connection.track(sent, scope.controller));
-      },
-    };
     // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
     facts.abortedBeforeSend = scope.signal.aborted;
     // A task's polls are not tied to the call's controller: each poll's stream ends as it
@@ -145,15 +190,16 @@ async function attemptLeased(facts: AttemptFacts, params: CallParams, task: Task
     result = runsAsTask(task, client, connection, target.mcpName)
       ? await taskAttempt(client, params, task, scope, { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs)
       : await sendCall(connection, client, params, context, scope.signal, {
-          ...markRequests(ids),
+          ...markRequests(tracked),
           signal: scope.signal,
           timeout: target.sdkTimeoutMs,
           ...(target.resetTimeoutOnProgress ? { onprogress: () => scope.progress() } : {}),
         });
   } catch (thrown) {
+    threw = true;
     return await failed(facts, thrown);
   } finally {
-    for (const end of untracks) end();
+    tracked.end(threw);
   }
   const domain = domainError(result, facts);
   if (domain) throw domain;
