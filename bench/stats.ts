@@ -51,16 +51,18 @@ export function rotate<T>(items: readonly T[], by: number): T[] {
 }
 
 /**
- * Times every call of every subject, interleaved in rounds. A full GC runs between rounds
- * (never inside a batch), so garbage does not pile up across rounds; within a round, young
- * collections fall on whichever batch allocates, and the rotation spreads the rest.
+ * Times every call of every subject, interleaved in rounds. No GC is forced: collections come
+ * as they do in a running agent, young ones on whichever batch allocates, the rotation
+ * spreading the rest. A full GC forced before a batch slowed the batch's subject, and
+ * unequally (measured in one process, 100 LangGraph steps after a forced GC against 100
+ * after none: ours' CPU per step +14 to +44%, the adapters' +10 to +25%, the floor's +1 to
+ * +12%), so the subject that followed it paid for the bench's own GC.
  */
 export async function interleave(subjects: readonly Subject[], options: InterleaveOptions): Promise<Map<string, Samples>> {
   const out = new Map<string, Samples>(subjects.map((s) => [s.name, { calls: [], batchMeans: [], windows: [], windowMeans: [], cpuMeans: [] }]));
   const warmup = options.warmupRounds ?? 1;
   let counter = 0;
   for (let round = 0; round < warmup + options.rounds; round++) {
-    collect(1);
     for (const subject of rotate(subjects, round)) {
       const keep = round >= warmup ? out.get(subject.name)! : undefined;
       let windowSum = 0;

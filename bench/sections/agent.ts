@@ -53,7 +53,7 @@ export async function agentRuns({ plan, ours, cleanup }: BenchContext): Promise<
     title: "1b. Whole agent runs (createAgent, scripted model)",
     method:
       `In memory. \`agent.invoke({ messages: [user] })\` on \`createAgent({ model: fakeModel(), tools: [tool] })\`; the model asks for one call of the tool, then answers. ` +
-      `${plan.agent.rounds} rounds × ${plan.agent.batch} runs per subject, interleaved, a full GC between rounds. The whole run is timed, so the model's and the graph's work dilute every ratio.`,
+      `${plan.agent.rounds} rounds × ${plan.agent.batch} runs per subject, interleaved, no GC forced. The whole run is timed, so the model's and the graph's work dilute every ratio.`,
     tables: [{ headers: ["schema", "tool", ...TIME_HEADERS, "× adapters (median)", "× adapters (batch mean)"], rows }],
     ratios: [],
     goals: [],

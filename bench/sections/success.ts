@@ -69,7 +69,7 @@ export async function successPath({ plan, ours, cleanup }: BenchContext): Promis
     method:
       "One client per transport, shared by every subject (in memory: the bench server in this process; stdio: the bench server as a child process). " +
       `In memory ${m.graph.rounds} rounds × ${m.graph.batch} graph runs and ${m.bare.rounds} × ${m.bare.batch} bare calls per subject; over stdio ${s.graph.rounds} × ${s.graph.batch} and ${s.bare.rounds} × ${s.bare.batch}; ` +
-      `subjects rotated each round, ${plan.warmupRounds} warm-up round(s) dropped, a full GC between rounds (never inside a batch). ` +
+      `subjects rotated each round, ${plan.warmupRounds} warm-up round(s) dropped, no GC forced (one forced before a batch slowed that batch's subject, ours most; see bench/stats.ts). ` +
       "Median: of every call. Batch mean: the batch's wall time over its size, GC included; the figure is its median over rounds. " +
       "Inside LangGraph the tool's time is the window of ToolNode's `runTool` for the call, up to the ToolMessage it returns (for raw: `client.callTool` in the node and the ToolMessage it builds); the step is the whole `graph.invoke`. " +
       "Step CPU: the CPU this process used per step (every thread, GC included; in memory the server's work too), the median over batches. " +
