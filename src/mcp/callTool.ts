@@ -54,7 +54,7 @@ export function callToolOnce(
   let live: Lease | undefined;
   try {
     live = connection.current();
-    if (!live || !scope.sdkCanBound || runsAsTask(task, live.client, connection, target.mcpName)) return recoverFrom(attemptLeased(facts, params, task), facts);
+    if (!live || !scope.sdkCanBound || waitsForInput(connection, live.client) || runsAsTask(task, live.client, connection, target.mcpName)) return recoverFrom(attemptLeased(facts, params, task), facts);
   } catch (thrown) {
     return recoverFrom(failed(facts, thrown), facts);
   }
@@ -169,8 +169,18 @@ function recoverOrReject(error: unknown, facts: AttemptFacts): Promise<CallToolR
 }
 
 /**
+ * Can the answer start 2026-07-28 input rounds that wait on this server's input handler? The
+ * SDK's timer bounds each request, not the wait between them: only our timer ends that wait
+ * (through the signal the handler gets), so such an attempt needs it.
+ */
+function waitsForInput(connection: Connection, client: AnyClient): boolean {
+  return isV2Client(client) && client.getProtocolEra() === "modern" && connection.input.handler !== undefined;
+}
+
+/**
  * An attempt that needs our own controller and timer: a (re)connect to wait for, a total cap,
- * or a task. Its requests are tracked under that controller, over any transport.
+ * input rounds that may wait on a handler, or a task. Its requests are tracked under that
+ * controller, over any transport.
  */
 async function attemptLeased(facts: AttemptFacts, params: CallParams, task: TaskCall | undefined): Promise<CallToolResult> {
   const { target, scope, context } = facts;

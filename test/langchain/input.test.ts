@@ -103,6 +103,27 @@ describe("an accepted form without some fields (SEP-1034)", () => {
   });
 });
 
+describe("the call's timeout during an input round (2026-07-28)", () => {
+  it("aborts the handler's signal and ends the call as request_timeout, whatever the transport's own timer covers", async () => {
+    let aborted: unknown;
+    // A person who never answers: the handler waits on the call's signal alone.
+    const handler: InputHandler = {
+      elicit: (_request, context) =>
+        new Promise((_resolve, reject) => {
+          context.signal?.addEventListener("abort", () => {
+            aborted = context.signal?.reason;
+            reject(new Error("nobody answered"));
+          });
+        }),
+    };
+    const http = later(await startV2Http({ mode: "modern" }));
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href, inputHandler: handler } }, timeoutMs: 300, retry: { retries: 0 } }));
+    const reply = await invoke(toolkit, "confirm", { action: "ship it" });
+    expect(aborted, "the handler's signal aborted").toBeDefined();
+    expect(reply.error).toMatchObject({ reason: "request_timeout" });
+  });
+});
+
 describe("langGraphInputHandler", () => {
   it("pauses the graph on the server's question and, resumed with the answer, completes the call; the tool ran once", async () => {
     const { http, toolkit } = await toolkitOn("modern", { inputHandler: langGraphInputHandler() });
