@@ -182,8 +182,9 @@ export class Connection {
   }
 
   /**
-   * Must a call's own controller be registered (`track`)? Over our HTTP transports a broken
-   * answer stream ends the one request it carried; elsewhere nothing outside ends a request.
+   * Does a call on the fast path need a controller of its own, registered (`track`)? Over our
+   * HTTP transports a broken answer stream ends the one request it carried; elsewhere nothing
+   * outside ends a request.
    */
   get tracksStreams(): boolean {
     return !("client" in this.config) && this.config.transport !== "stdio";

@@ -12,8 +12,8 @@ export interface AttemptTimeoutOptions {
 /**
  * One attempt's time bounds. Cheap until asked: most attempts are bounded by the SDK's own
  * timer and the caller's signal, and never need more. `controller` (made on first use) is our
- * own, linked to the caller's signal and armed with our timers, for an attempt that must be
- * ended from outside: a reconnect to wait for, a broken answer stream, a total cap. Aborting
+ * own, linked to the caller's signal and armed with our timers, for an attempt the SDK's timer
+ * cannot bound: a reconnect to wait for, a total cap, an input handler's wait, a task. Aborting
  * it makes the SDK send `notifications/cancelled`, so the server stops its work too, which the
  * SDK's own `maxTotalTimeout` does not do.
  */
