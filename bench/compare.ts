@@ -3,7 +3,7 @@
  * subjects, summarise each, and lay the figures and ratios out as table rows.
  */
 import { fmt } from "./model.js";
-import { interleave, median, summarize, type InterleaveOptions, type Subject, type Summary } from "./stats.js";
+import { interleave, median, pairedRatio, summarize, type InterleaveOptions, type Subject, type Summary } from "./stats.js";
 
 /** One subject's figures: the tool's own time (the window inside a graph step, the call when bare), and the whole call. */
 export interface Measured {
@@ -14,6 +14,8 @@ export interface Measured {
    * the graph's own work and, in memory, the server's are in it too.
    */
   cpuUs: number;
+  /** Per round, in round order: the tool's median and batch mean, and the CPU per call. */
+  rounds: { medians: number[]; means: number[]; cpu: number[] };
 }
 
 export async function measure(subjects: readonly Subject[], options: InterleaveOptions): Promise<Map<string, Measured>> {
@@ -22,7 +24,13 @@ export async function measure(subjects: readonly Subject[], options: InterleaveO
   for (const s of subjects) {
     const got = samples.get(s.name)!;
     const call = summarize(got.calls, got.batchMeans);
-    out.set(s.name, { call, tool: s.window ? summarize(got.windows, got.windowMeans) : call, cpuUs: median(got.cpuMeans) });
+    const rounds = s.window ? { medians: got.windowMedians, means: got.windowMeans } : { medians: got.batchMedians, means: got.batchMeans };
+    out.set(s.name, {
+      call,
+      tool: s.window ? summarize(got.windows, got.windowMeans) : call,
+      cpuUs: median(got.cpuMeans),
+      rounds: { ...rounds, cpu: got.cpuMeans },
+    });
   }
   return out;
 }
@@ -36,21 +44,32 @@ export function timeCells(m: Measured, withStep: boolean): string[] {
   return withStep ? [...cells, fmt(m.call.medianUs), fmt(m.call.meanUs), fmt(m.cpuUs)] : cells;
 }
 
-/** `a` over `b`, for the per-call medians and the batch means of the tool's time, and of the whole step. */
+/**
+ * `a` over `b`. Paired (the goals' figures): round by round, the tool's batch median over the
+ * other's in the same round, and the batch means likewise, then the median over rounds (see
+ * `pairedRatio`). Beside them, the ratio of the medians of every call, of the whole step's,
+ * and of the CPU per call (for a graph step: per step), paired as well.
+ */
 export interface Versus {
   median: number;
   mean: number;
+  medianOfAll: number;
   stepMedian: number;
-  /** CPU per call (for a graph step: per step). */
   cpu: number;
 }
 
 export function versus(a: Measured, b: Measured): Versus {
-  return { median: a.tool.medianUs / b.tool.medianUs, mean: a.tool.meanUs / b.tool.meanUs, stepMedian: a.call.medianUs / b.call.medianUs, cpu: a.cpuUs / b.cpuUs };
+  return {
+    median: pairedRatio(a.rounds.medians, b.rounds.medians),
+    mean: pairedRatio(a.rounds.means, b.rounds.means),
+    medianOfAll: a.tool.medianUs / b.tool.medianUs,
+    stepMedian: a.call.medianUs / b.call.medianUs,
+    cpu: pairedRatio(a.rounds.cpu, b.rounds.cpu),
+  };
 }
 
-export const VERSUS_HEADERS = ["median", "batch mean", "whole step (median)", "CPU per call or step"];
+export const VERSUS_HEADERS = ["median (paired)", "batch mean (paired)", "median of all calls", "whole step (median)", "CPU per call or step (paired)"];
 
 export function versusCells(v: Versus, withStep: boolean): string[] {
-  return [fmt(v.median, 2), fmt(v.mean, 2), withStep ? fmt(v.stepMedian, 2) : "", fmt(v.cpu, 2)];
+  return [fmt(v.median, 2), fmt(v.mean, 2), fmt(v.medianOfAll, 2), withStep ? fmt(v.stepMedian, 2) : "", fmt(v.cpu, 2)];
 }

@@ -15,6 +15,16 @@ export function quantile(samples: readonly number[], q: number): number {
 
 export const median = (samples: readonly number[]): number => quantile(samples, 0.5);
 
+/**
+ * `a` over `b` round by round (the two ran back to back in each round), then the median over
+ * rounds. The machine's speed drifts over seconds; a ratio of the two subjects' medians can
+ * pair a slow moment of one with a fast moment of the other, a paired ratio does not.
+ */
+export function pairedRatio(a: readonly number[], b: readonly number[]): number {
+  if (a.length !== b.length) throw new Error(`pairedRatio: ${a.length} rounds against ${b.length}`);
+  return median(a.map((x, i) => x / b[i]!));
+}
+
 /** One thing to time: `call` runs once per sample; `check` validates a result once per batch. */
 export interface Subject {
   name: string;
@@ -25,12 +35,18 @@ export interface Subject {
   window?: () => number;
 }
 
-/** What one subject's calls took, in µs: each call, and each batch's wall time over its size (GC included). */
+/**
+ * What one subject's calls took, in µs: each call, and per batch (one per round, in round
+ * order, so two subjects' batches of one round can be paired) the median call and the
+ * batch's wall time over its size (GC included).
+ */
 export interface Samples {
   calls: number[];
+  batchMedians: number[];
   batchMeans: number[];
   /** The same for the inner window, when the subject has one. */
   windows: number[];
+  windowMedians: number[];
   windowMeans: number[];
   /** Each batch's CPU time (this process, every thread) over its size. */
   cpuMeans: number[];
@@ -56,35 +72,50 @@ export function rotate<T>(items: readonly T[], by: number): T[] {
  * spreading the rest. A full GC forced before a batch slowed the batch's subject, and
  * unequally (measured in one process, 100 LangGraph steps after a forced GC against 100
  * after none: ours' CPU per step +14 to +44%, the adapters' +10 to +25%, the floor's +1 to
- * +12%), so the subject that followed it paid for the bench's own GC.
+ * +12%), so the subject that followed it paid for the bench's own GC. Why (--trace-opt,
+ * --trace-deopt): a forced GC does not retain maps as V8's own collections do, so optimized
+ * code that embeds the map of a short-lived object is thrown away ("weak objects": LangGraph's
+ * streams, AsyncLocalStorage's hooks, LangSmith's RunTree, AbortController, a few of ours),
+ * and 40 to 90 functions are optimized again over the next 100 steps. Natural major GCs in
+ * the same run threw away almost none.
  */
 export async function interleave(subjects: readonly Subject[], options: InterleaveOptions): Promise<Map<string, Samples>> {
-  const out = new Map<string, Samples>(subjects.map((s) => [s.name, { calls: [], batchMeans: [], windows: [], windowMeans: [], cpuMeans: [] }]));
+  const out = new Map<string, Samples>(
+    subjects.map((s) => [s.name, { calls: [], batchMedians: [], batchMeans: [], windows: [], windowMedians: [], windowMeans: [], cpuMeans: [] }]),
+  );
   const warmup = options.warmupRounds ?? 1;
   let counter = 0;
   for (let round = 0; round < warmup + options.rounds; round++) {
     for (const subject of rotate(subjects, round)) {
       const keep = round >= warmup ? out.get(subject.name)! : undefined;
       let windowSum = 0;
+      const calls: number[] = [];
+      const windows: number[] = [];
       const cpu = process.cpuUsage();
       const start = performance.now();
       for (let i = 0; i < options.batch; i++) {
         const t0 = performance.now();
         const result = await subject.call(counter++);
         const t1 = performance.now();
-        if (keep) keep.calls.push((t1 - t0) * 1000);
+        calls.push((t1 - t0) * 1000);
         if (subject.window) {
           const w = subject.window();
           windowSum += w;
-          keep?.windows.push(w);
+          windows.push(w);
         }
         if (i === 0) subject.check?.(result);
       }
       if (!keep) continue;
+      keep.calls.push(...calls);
+      keep.batchMedians.push(median(calls));
       keep.batchMeans.push(((performance.now() - start) * 1000) / options.batch);
       const used = process.cpuUsage(cpu);
       keep.cpuMeans.push((used.user + used.system) / options.batch);
-      if (subject.window) keep.windowMeans.push(windowSum / options.batch);
+      if (subject.window) {
+        keep.windows.push(...windows);
+        keep.windowMedians.push(median(windows));
+        keep.windowMeans.push(windowSum / options.batch);
+      }
     }
   }
   return out;

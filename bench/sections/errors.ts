@@ -59,6 +59,7 @@ export async function errorPath({ plan, ours, cleanup }: BenchContext): Promise<
       `In memory. ${plan.errors.graph.rounds} rounds × ${plan.errors.graph.batch} graph runs and ${plan.errors.bare.rounds} × ${plan.errors.bare.batch} bare calls per subject, interleaved, no GC forced. ` +
       "Inside LangGraph: the same ToolNode step as the success path; the tool window is ToolNode's `runTool`, so it ends when the error ToolMessage exists: ours returns it, ToolNode catches the adapters' ToolException and writes it (raw: the node writes it). " +
       "Bare: `invoke(toolCall)`, the adapters' ToolException caught and stringified (raw: `callTool`, its error caught). The JSON-RPC error is -32602 (permanent, so no retry wait). " +
+      "The ratios and the goals are paired round by round, as in section 1. " +
       "For bare calls the tool columns are the calls themselves. Step CPU: the CPU this process used per step or bare call (every thread, GC included, the in-memory server's work too), the median over batches.",
     tables: [
       { headers: ["case", "how called", "subject", ...STEP_HEADERS], rows },

@@ -11,7 +11,7 @@ import type { BenchContext } from "../context.js";
 import { atLeast, GOALS } from "../goals.js";
 import { fmt, type Goal, type Ratio, type SectionResult } from "../model.js";
 import { connectHttp, connectHttpV2, startHttpChild } from "../servers.js";
-import { delay, median, rotate } from "../stats.js";
+import { delay, median, pairedRatio, rotate } from "../stats.js";
 import { floorToolV2 } from "../floor.js";
 import { textOf } from "../subjects.js";
 
@@ -92,13 +92,7 @@ export async function throughput({ plan, ours: library, cleanup }: BenchContext)
     }
     const rate = (load: Load) => median(rates.get(load.name)!);
     const cpuPerCall = (load: Load) => median(cpu.get(load.name)!);
-    // The same comparison within each round (the subjects ran back to back), then its median:
-    // the machine's speed drifts over seconds, and a ratio of the subjects' medians can pair a
-    // slow moment of one with a fast moment of the other.
-    const paired = (series: Map<string, number[]>, load: Load, base: Load) => {
-      const b = series.get(base.name)!;
-      return median(series.get(load.name)!.map((x, i) => x / b[i]!));
-    };
+    const paired = (series: Map<string, number[]>, load: Load, base: Load) => pairedRatio(series.get(load.name)!, series.get(base.name)!);
     for (const l of loads) {
       rows.push([
         String(callers),
