@@ -76,7 +76,7 @@ export function rotate<T>(items: readonly T[], by: number): T[] {
  * --trace-deopt): a forced GC does not retain maps as V8's own collections do, so optimized
  * code that embeds the map of a short-lived object is thrown away ("weak objects": LangGraph's
  * streams, AsyncLocalStorage's hooks, LangSmith's RunTree, AbortController, a few of ours),
- * and 40 to 90 functions are optimized again over the next 100 steps. Natural major GCs in
+ * and 35 to 90 functions are optimized again over the next 100 steps. Natural major GCs in
  * the same run threw away almost none, unless run with --retain-maps-for-n-gc=0.
  */
 export async function interleave(subjects: readonly Subject[], options: InterleaveOptions): Promise<Map<string, Samples>> {
