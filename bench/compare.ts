@@ -47,8 +47,8 @@ export function timeCells(m: Measured, withStep: boolean): string[] {
 /**
  * `a` over `b`. Paired (the goals' figures): round by round, the tool's batch median over the
  * other's in the same round, and the batch means likewise, then the median over rounds (see
- * `pairedRatio`). Beside them, the ratio of the medians of every call, of the whole step's,
- * and of the CPU per call (for a graph step: per step), paired as well.
+ * `pairedRatio`). Beside them, unpaired: the medians of every call of the tool, and of the
+ * whole step. The CPU per call (for a graph step: per step) is paired too.
  */
 export interface Versus {
   median: number;
