@@ -1,21 +1,24 @@
 /**
  * Which values the configuration sends to servers are secrets, so that they never reach a
  * model, an event or an error message. Chosen by what names them (a header, an env variable,
- * a command-line flag or a URL parameter that says key, token, secret, password, credential
- * or session) or by their shape (a credential-looking token); ordinary values such as `true`,
+ * a command-line flag or a URL parameter, by the one rule in errors/secretName.ts) or by their
+ * shape (a credential-looking token, a URL's password); ordinary values such as `true`,
  * `production`, `application/json` or a path stay readable.
  */
-import { looksLikeCredential, type RedactOptions } from "../errors/redact.js";
+import { looksLikeCredential, MIN_SECRET_LENGTH, type RedactOptions } from "../errors/redact.js";
+import { isSecretName, isSecretQueryName } from "../errors/secretName.js";
 import type { McpToolkitConfig, ServerConfig } from "./index.js";
-
-/** Names whose values are secrets: headers, env variables, flags, URL parameters. */
-const SECRET_NAME = /key|token|secret|passw|pwd|credential|session|cookie|auth|sig(?:nature)?$|^sig/i;
-
-/** Headers whose value is always a secret, whatever it looks like. */
-const SECRET_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie"]);
 
 /** A flag with its value glued on (`--api-key=x`) or standing alone (`--password`). */
 const FLAG = /^--?([A-Za-z][\w.-]*)(?:=([\s\S]*))?$/;
+
+/**
+ * Values that say something about a secret without being one (`USE_AUTH=true`), and a path to
+ * a key file (`--ssh-key ~/.ssh/id_ed25519`): redacting them would blank ordinary words and paths
+ * from every message, and hide nothing.
+ */
+const NOT_A_SECRET = /^(?:true|false|yes|no|on|off|null|none|undefined|enabled|disabled|required|optional)$/i;
+const PATH = /^(?:~|\.{1,2})?[/\\][^\s]*$|^[A-Za-z]:[/\\][^\s]*$/;
 
 /**
  * The configuration's secrets, split in two: credential-shaped values, removed wherever they
@@ -28,7 +31,7 @@ export function collectSecrets(config: McpToolkitConfig): Required<Pick<RedactOp
   const words = new Set<string>();
   for (const value of named) {
     for (const part of [value, ...schemeless(value)]) {
-      if (part.trim().length < 4) continue;
+      if (part.trim().length < MIN_SECRET_LENGTH) continue;
       (looksLikeCredential(part) || /[^A-Za-z0-9 _.-]/.test(part.trim()) ? secrets : words).add(part);
     }
   }
@@ -37,17 +40,22 @@ export function collectSecrets(config: McpToolkitConfig): Required<Pick<RedactOp
 
 function serverSecrets(server: ServerConfig): string[] {
   const out: string[] = [];
-  if ("headers" in server && server.headers) {
-    for (const [name, value] of Object.entries(server.headers)) {
-      if (SECRET_HEADERS.has(name.toLowerCase()) || SECRET_NAME.test(name) || looksLikeCredential(value)) out.push(value);
-    }
-  }
-  if ("env" in server && server.env) {
-    for (const [name, value] of Object.entries(server.env)) if (SECRET_NAME.test(name) || looksLikeCredential(value)) out.push(value);
-  }
+  const named = (name: string, value: string) => {
+    if (isSecretName(name) ? isSecretValue(value) : looksLikeCredential(value)) out.push(value);
+    // `DATABASE_URL=postgres://app:pw@db/app`: the password alone leaks too.
+    out.push(...urlSecrets(value));
+  };
+  if ("headers" in server && server.headers) for (const [name, value] of Object.entries(server.headers)) named(name, value);
+  if ("env" in server && server.env) for (const [name, value] of Object.entries(server.env)) named(name, value);
   if ("args" in server && server.args) out.push(...argSecrets(server.args));
   if ("url" in server && server.url) out.push(...urlSecrets(String(server.url)));
   return out;
+}
+
+/** A value under a secret name, unless it reads as a flag's state or a path to a key file. */
+function isSecretValue(value: string): boolean {
+  const v = value.trim();
+  return !NOT_A_SECRET.test(v) && !PATH.test(v);
 }
 
 /** Values after secret-named flags (`--password x`, `--api-key=x`), and credential-shaped arguments. */
@@ -55,16 +63,18 @@ function argSecrets(args: readonly string[]): string[] {
   const out: string[] = [];
   args.forEach((arg, i) => {
     const flag = FLAG.exec(arg);
-    if (flag && SECRET_NAME.test(flag[1]!)) {
+    if (flag && isSecretName(flag[1]!)) {
       const value = flag[2] ?? args[i + 1];
-      if (value !== undefined && !FLAG.test(value)) out.push(value);
+      if (value !== undefined && !FLAG.test(value) && isSecretValue(value)) out.push(value);
     } else if (looksLikeCredential(arg)) out.push(arg);
+    else out.push(...urlSecrets(flag?.[2] ?? arg));
   });
   return out;
 }
 
 /** The password in the URL's user info, and the values of secret-named query parameters. */
 function urlSecrets(href: string): string[] {
+  if (!href.includes("://")) return [];
   let url: URL;
   try {
     url = new URL(href);
@@ -72,10 +82,18 @@ function urlSecrets(href: string): string[] {
     return [];
   }
   const out: string[] = [];
-  if (url.password) out.push(decodeURIComponent(url.password));
-  else if (url.username && looksLikeCredential(url.username)) out.push(decodeURIComponent(url.username));
-  for (const [name, value] of url.searchParams) if (SECRET_NAME.test(name) || looksLikeCredential(value)) out.push(value);
+  if (url.password) out.push(safeDecode(url.password));
+  else if (url.username && looksLikeCredential(url.username)) out.push(safeDecode(url.username));
+  for (const [name, value] of url.searchParams) if (isSecretQueryName(name) || looksLikeCredential(value)) out.push(value);
   return out;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s; // a stray "%" stays as it was written
+  }
 }
 
 /** "Bearer abc…" leaks its token alone too. */

@@ -1,16 +1,16 @@
 /**
  * Secret redaction for anything a model reads. Built-in shapes cover common tokens;
- * callers add the exact values they sent (headers, env) and patterns of their own.
+ * callers add the exact values they sent (headers, env) and patterns of their own. Which
+ * names say a value is secret is one rule, in secretName.ts.
  */
+import { isSecretName, SECRET_NAME_HINT, SECRET_QUERY_NAMES } from "./secretName.js";
+
+export { isSecretName } from "./secretName.js";
 
 export const REDACTED = "[REDACTED]";
 
 /** Exact values shorter than this would redact ordinary words; they are not worth the noise. */
 export const MIN_SECRET_LENGTH = 4;
-
-/** Key names whose values are secrets, in arguments and in `key=value` / `"key": "value"` text. */
-export const SECRET_KEY =
-  /(?:password|passwd|passphrase|(?<![a-z])pass(?![a-z])|(?<![a-z])pwd(?![a-z])|secret(?!ar)|token(?!s|iz)|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|cookie|session[_-]?id|authorization|(?<![a-z])auth(?![a-z]))/i;
 
 // Where a shape could also end an ordinary word ("task-…", "EURASIAN…"), it must start
 // where no letter or digit precedes it; "_" and "-" may ("key_sk-…"). The distinctive
@@ -59,7 +59,7 @@ const AUTH_SCHEME = new RegExp(
 const URL_CREDENTIALS = /(?<![a-z0-9+.-])([0-9+.-]*[a-z][a-z0-9+.-]*:\/\/)(?:[^\s/?#@:]*:[^\s/?#]*|[^\s/?#@:]{16,})@/gi;
 
 // key=value, key: value, "key": "value" (also JSON-escaped inside a string). The key is
-// matched as a whole word and tested with isSecretKey; a pattern with the key names inside
+// matched as a whole word and tested with isSecretName; a pattern with the key names inside
 // it would backtrack quadratically through a long word. An auth scheme after the
 // separator stays readable.
 const KEY = /(?:\\?["'])?(?<![\w.-])([\w.-]+)(?:\\?["'])?\s*[:=]\s*(?:(?:Bearer|Basic|Token|Digest)\s+)?/gi;
@@ -67,7 +67,7 @@ const VALUE = /"(?:[^"\\]|\\.)*"|\\"(?:[^"\\]|\\[^"])*\\"|'[^']*'|(?:\[REDACTED\
 
 // Query parameters that carry credentials in URLs (`?key=…`, `&sig=…`); the key=value rule
 // below already covers the names that read as secrets anywhere (token, password, api_key…).
-const QUERY_SECRET = /([?&;](?:key|sig|signature|code|access_token|client_secret|x-amz-signature|x-amz-credential|x-goog-signature)=)([^&#\s"'<>]+)/gi;
+const QUERY_SECRET = new RegExp(`([?&;](?:${SECRET_QUERY_NAMES.map((n) => n.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&")).join("|")})=)([^&#\\s"'<>]+)`, "gi");
 
 export interface RedactOptions {
   /**
@@ -101,15 +101,13 @@ export function redact(text: string, options: RedactOptions = {}): string {
   if (out.includes("=")) out = out.replace(QUERY_SECRET, `$1${REDACTED}`);
   if (AUTH_HINT.test(out)) out = out.replace(AUTH_SCHEME, (_m, scheme: string) => `${scheme} ${REDACTED}`);
   if (SHAPE_HINT.test(out)) for (const re of BUILT_IN) out = out.replace(re, REDACTED);
-  return KEY_HINT.test(out) && /[:=]/.test(out) ? redactKeyValues(out) : out;
+  return SECRET_NAME_HINT.test(out) && /[:=]/.test(out) ? redactKeyValues(out) : out;
 }
 
 // The telltales. Each matches wherever one of its group could (a superset: no lookarounds,
 // any case), so a skipped group could never have matched.
 const AUTH_HINT = /bearer|basic|token|digest/i;
 const SHAPE_HINT = /-----BEGIN|eyJ|sk-|gh[pousr]_|github_pat_|glpat-|xox|ya29\.|AIza|AKIA|ASIA|[sr]k_|npm_|hf_/;
-// Every key isSecretKey accepts holds one of these (camelCase ones too: "userPass" holds "pass").
-const KEY_HINT = /pass|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|cookie|session[_-]?id|auth/i;
 
 // Compiled per word list; a toolkit's list never changes.
 const wordPatterns = new WeakMap<readonly string[], RegExp | null>();
@@ -145,7 +143,7 @@ function redactKeyValues(text: string): string {
   const value = new RegExp(VALUE.source, VALUE.flags);
   for (let m = key.exec(text); m; m = key.exec(text)) {
     // A non-secret key is skipped, not its value: "user: password=hunter2" has two keys.
-    if (!isSecretKey(m[1]!)) continue;
+    if (!isSecretName(m[1]!)) continue;
     value.lastIndex = key.lastIndex;
     const v = value.exec(text)?.[0];
     if (v === undefined) continue;
@@ -240,16 +238,6 @@ function globalize(re: RegExp): RegExp {
   return new RegExp(re.source, flags.includes("g") ? flags : `${flags}g`);
 }
 
-// Error codes that name a secret's state, not a secret: OAuth's `invalid_token: The access token
-// expired` is prose to keep, where `access_token: abc…` is a value to hide.
-const STATE_OF_A_SECRET = /^(?:invalid|expired|missing|bad|revoked|unknown|insufficient)[_-]?(?:token|grant|client|credentials?|password|session)$|^(?:token|session|password|credentials?)[_-]?(?:expired|invalid|revoked|missing|required)$/i;
-
-/** Does this key name a secret? camelCase counts: `basicAuth`, `userPass`. */
-export function isSecretKey(key: string): boolean {
-  if (STATE_OF_A_SECRET.test(key)) return false;
-  return SECRET_KEY.test(key) || SECRET_KEY.test(key.replace(/([a-z0-9])([A-Z])/g, "$1_$2"));
-}
-
 /**
  * A deep copy with every secret-named key's value replaced and every string redacted,
  * for tool arguments and structured error data.
@@ -270,7 +258,7 @@ function copy(value: unknown, options: RedactOptions, depth: number, ancestors: 
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       // The whole value under a secret-named key goes, objects included ({ credentials: {…} }).
-      const replaced = isSecretKey(k) && v !== null && v !== undefined ? REDACTED : copy(v, options, depth + 1, ancestors);
+      const replaced = isSecretName(k) && v !== null && v !== undefined ? REDACTED : copy(v, options, depth + 1, ancestors);
       // defineProperty keeps a "__proto__" key as data instead of changing the copy's prototype.
       Object.defineProperty(out, k, { value: replaced, enumerable: true, writable: true, configurable: true });
     }
