@@ -8,6 +8,7 @@ import { fromSdkV2, sdkV2Code } from "./classify/sdkV2.js";
 import { fromSystem } from "./classify/system.js";
 import { fromTls } from "./classify/tls.js";
 import { messageOf } from "./classify/util.js";
+import { fromResult } from "./fromResult.js";
 
 export type { CustomCodeRule, CustomCodeTable, ExitInfo, HttpResponseFacts, NormalizeContext } from "./classify/context.js";
 export { parseRetryAfter, retryAfterFromData } from "./classify/retryAfter.js";
@@ -17,10 +18,14 @@ const NO_OVERRIDES = Object.freeze({});
 
 /**
  * Turns any failure of an MCP tool call into one classified {@link McpToolError}.
- * An `McpToolError` passes through unchanged.
+ * An `McpToolError` passes through unchanged; a result with `isError: true` is the tool's own
+ * answer and reads as {@link fromResult} reads it.
  */
 export function normalize(error: unknown, context: NormalizeContext = {}): McpToolError {
   if (error instanceof McpToolError) return error;
+  // A caller handing us the tool's answer asks what the tool said, not what went wrong on the way.
+  const answered = fromResult(error, context);
+  if (answered) return answered;
   const fields = classify(error, context);
   return errorFor(fields.reason, fields.message, fields.overrides ?? NO_OVERRIDES, {
     toolName: context.toolName,

@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { ErrorHandler } from "../../src/ErrorHandler.js";
 import { fromResult } from "../../src/errors/fromResult.js";
 import { buildFixtureServer, newState, type FixtureState } from "../servers/fixture.js";
 import { startHttpFixture } from "../servers/http.js";
@@ -138,5 +139,32 @@ describe("tool_not_found: a stale tool list", () => {
     const e = expectClassified(fromResult(result)!, { reason: "tool_not_found", kind: "domain", transient: false, outcome: "not_sent" });
     expect(e.message).toBe("Tool retired disabled");
     expect(state.calls).toEqual([]);
+  });
+});
+
+describe("ErrorHandler.normalize of an isError result (issue 26: it read as unknown, the model got raw JSON)", () => {
+  it("gives the same domain error fromResult gives, for every kind of isError answer", async () => {
+    const { client } = await fixtureClient();
+    const answers = [
+      await client.callTool({ name: "fail" }),
+      await client.callTool({ name: "echo", arguments: { text: 5 } }),
+      await client.callTool({ name: "nope" }),
+    ];
+    const context = { toolName: "t", serverName: "fixture", attempts: 2 };
+    for (const result of answers) {
+      const e = ErrorHandler.normalize(result, context);
+      expect(e.toJSON()).toEqual(fromResult(result, context)!.toJSON());
+      expect(e.reason).not.toBe("unknown");
+    }
+    expect(ErrorHandler.normalize(answers[0])).toMatchObject({ reason: "tool_error", kind: "domain", outcome: "executed", message: "quota exceeded" });
+    // What the model reads is the tool's own words, not the result as JSON.
+    expect(ErrorHandler.toModelText(answers[0], { toolName: "fail" })).toMatch(/^Error: Tool 'fail' failed \(tool_error\): quota exceeded\. The tool ran/);
+    expect(ErrorHandler.wrapToolError(answers[0], "fail")).toBe("Tool 'fail' failed (tool_error): quota exceeded");
+  });
+
+  it("says a successful result is no error: normalize of it stays unknown (there is nothing to classify)", async () => {
+    const { client } = await fixtureClient();
+    const result = await client.callTool({ name: "echo", arguments: { text: "hi" } });
+    expect(ErrorHandler.normalize(result).reason).toBe("unknown");
   });
 });
