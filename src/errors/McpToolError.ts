@@ -25,8 +25,14 @@ export interface McpToolErrorFields {
 export interface McpToolErrorOptions extends McpToolErrorFields {
   /** The failure's message, before cleaning and redaction. */
   message: string;
-  /** The original error, untouched. */
+  /** The original error, untouched. Ignored when `redactedFrom` is given. */
   cause?: unknown;
+  /**
+   * Makes a redacted copy: this error's message and data are already redacted, and `redactedFrom`
+   * is the error they were redacted from. The copy has no `cause`; the original (with its raw
+   * message, data and cause) is reachable only through {@link McpToolError.unredacted}.
+   */
+  redactedFrom?: McpToolError;
 }
 
 /** The serialized form, safe to put in a ToolMessage artifact. */
@@ -37,10 +43,25 @@ export interface McpToolErrorJSON extends McpToolErrorFields {
 }
 
 /**
+ * The brand every `McpToolError` carries, as an own non-enumerable property. `Symbol.for` gives
+ * every copy of this library the same key (the ESM and the CommonJS build, two installed
+ * versions), so each recognises the others' errors where `instanceof` would see two classes.
+ * Its value is the version of the error's shape.
+ */
+const BRAND: unique symbol = Symbol.for("langchain-mcp-errors.McpToolError");
+const SHAPE_VERSION = 1;
+
+/**
  * One normalized, classified failure of an MCP tool call.
  *
  * Branch on `reason`, `kind`, `transient` and `outcome`, never on the message text.
- * The original error is kept untouched in `cause`.
+ * The original error is kept untouched in `cause`, except on an error the library hands out
+ * (to the model, to event listeners, thrown in `errors.mode: "throw"`, rejected by `connect()`):
+ * that one is redacted, has no `cause`, and gives the original only to
+ * {@link McpToolError.unredacted}.
+ *
+ * Recognised by a brand, not by its class: `error instanceof McpToolError` and
+ * {@link isMcpToolError} are true for an error from any copy of this library.
  *
  * A value: once made it never changes. Context added later (the tool's name, the attempt
  * count) makes a new error with {@link McpToolError.with}, so two calls never share one.
@@ -58,20 +79,33 @@ export class McpToolError extends Error {
   readonly serverName?: string;
   readonly attempts: number;
   readonly data?: unknown;
+  /**
+   * The error this one was redacted from. A private field: neither enumerable, nor printed by
+   * `util.inspect` (not even with `showHidden`), nor serialized, nor cloned.
+   */
+  readonly #unredacted: McpToolError | undefined;
 
   constructor(options: McpToolErrorOptions) {
+    const raw = options.redactedFrom;
+    const cause = raw === undefined ? options.cause : undefined;
     // Its own stack shows only where we classified the failure. A wrapped cause keeps the stack
     // that matters, and a tool's isError answer has no place in the program to point at, so
-    // those skip the capture: it was the costliest step of the error path.
-    const ownStack = options.cause === undefined && options.kind !== "domain";
+    // those skip the capture: it was the costliest step of the error path. A redacted copy
+    // shows the frames of its original.
+    const ownStack = cause === undefined && raw === undefined && options.kind !== "domain";
     const limit = Error.stackTraceLimit;
     if (!ownStack) Error.stackTraceLimit = 0;
     try {
-      super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+      super(options.message, cause === undefined ? undefined : { cause });
     } finally {
       Error.stackTraceLimit = limit;
     }
-    if (!ownStack) this.stack = `${this.name}: ${this.message}`;
+    Object.defineProperty(this, BRAND, { value: SHAPE_VERSION, enumerable: false });
+    if (raw !== undefined) {
+      // Another copy of the library (or an older version) may lack the accessor.
+      this.#unredacted = typeof raw.unredacted === "function" ? raw.unredacted() : raw;
+      stackFrom(this, raw);
+    } else if (!ownStack) this.stack = `${this.name}: ${this.message}`;
     this.kind = options.kind;
     this.reason = options.reason;
     this.transient = options.transient;
@@ -90,8 +124,39 @@ export class McpToolError extends Error {
     return errorFor(reason, message, overrides, undefined);
   }
 
-  /** A copy with some fields changed; the cause is kept unless replaced. */
+  /**
+   * Recognises an `McpToolError` from any copy of this library by its brand (see
+   * {@link isMcpToolError}); a subclass keeps the ordinary check.
+   */
+  static override [Symbol.hasInstance](value: unknown): value is McpToolError {
+    if (this !== McpToolError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return isMcpToolError(value);
+  }
+
+  /**
+   * The error as it was before redaction, for debugging: its raw message and data, and its
+   * `cause`, the original error. An error the library hands out (to the model, to event
+   * listeners, thrown in `errors.mode: "throw"`, rejected by `connect()`) is a redacted copy
+   * without `cause`; the original is reachable only here, never enumerated, printed by
+   * `util.inspect` or serialized. An error that was never redacted returns itself.
+   *
+   * What this returns may hold secrets: keep it out of logs and model text.
+   */
+  unredacted(): McpToolError {
+    return this.#unredacted ?? this;
+  }
+
+  /**
+   * A copy with some fields changed; the cause is kept unless replaced. A redacted error's copy
+   * stays redacted: a new message or data changes only what it shows, while context (the tool,
+   * the attempts, a new cause) reaches its {@link McpToolError.unredacted} original too.
+   */
   with(changes: Partial<McpToolErrorFields> & { message?: string; cause?: unknown }): McpToolError {
+    const raw = this.#unredacted;
+    if (raw !== undefined) {
+      const { message: _message, data: _data, ...context } = changes;
+      return new McpToolError({ ...this.fields(), message: this.message, ...changes, cause: undefined, redactedFrom: raw.with(context) });
+    }
     // A copy keeps the stack of the error it copies (where the failure was classified), so it
     // skips capturing its own: on the error path that capture was the costliest step.
     const limit = Error.stackTraceLimit;
@@ -102,16 +167,7 @@ export class McpToolError extends Error {
     } finally {
       Error.stackTraceLimit = limit;
     }
-    // Made when read: formatting a captured stack is itself costly, and most are never read.
-    const original = this;
-    Object.defineProperty(copy, "stack", {
-      get(): string {
-        const frames = (original.stack ?? "").split("\n").filter((line) => /^\s+at /.test(line));
-        return [`${copy.name}: ${copy.message}`, ...frames].join("\n");
-      },
-      configurable: true,
-      enumerable: false,
-    });
+    stackFrom(copy, this);
     return copy;
   }
 
@@ -141,8 +197,33 @@ export class McpToolError extends Error {
   }
 }
 
+/**
+ * Is this an `McpToolError`, from this copy of the library or any other (its ESM and CommonJS
+ * builds, another installed version)? Checks the brand, `Symbol.for("langchain-mcp-errors.McpToolError")`.
+ */
 export function isMcpToolError(error: unknown): error is McpToolError {
-  return error instanceof McpToolError;
+  try {
+    return typeof error === "object" && error !== null && Object.prototype.hasOwnProperty.call(error, BRAND);
+  } catch {
+    return false; // a Proxy whose trap throws is no error of ours
+  }
+}
+
+/**
+ * Gives `copy` the frames of `original` under its own message, made when read: formatting a
+ * captured stack is itself costly, and most are never read. Only frames, never the original's
+ * header: its message may span lines, and a line of it may look like a frame.
+ */
+function stackFrom(copy: McpToolError, original: Error): void {
+  Object.defineProperty(copy, "stack", {
+    get(): string {
+      const header = 1 + (String(original.message).match(/\n/g)?.length ?? 0);
+      const frames = String(original.stack ?? "").split("\n").slice(header).filter((line) => /^\s+at /.test(line));
+      return [`${copy.name}: ${copy.message}`, ...frames].join("\n");
+    },
+    configurable: true,
+    enumerable: false,
+  });
 }
 
 /**
@@ -151,7 +232,7 @@ export function isMcpToolError(error: unknown): error is McpToolError {
  * what a fallback may answer.
  */
 export function isServerFailure(error: unknown): error is McpToolError {
-  return error instanceof McpToolError && error.transient && error.kind !== "domain" && !decidedByCaller(error.reason);
+  return isMcpToolError(error) && error.transient && error.kind !== "domain" && !decidedByCaller(error.reason);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { errorFor, McpToolError } from "./McpToolError.js";
+import { errorFor, isMcpToolError, type McpToolError } from "./McpToolError.js";
 import type { Classification, NormalizeContext } from "./classify/context.js";
 import { fromHttpStatus, httpStatus, isUnexpectedContentType, unexpectedResponse } from "./classify/http.js";
 import { fromJsonRpc, jsonRpcCode } from "./classify/jsonrpc.js";
@@ -22,7 +22,7 @@ const NO_OVERRIDES = Object.freeze({});
  * answer and reads as {@link fromResult} reads it.
  */
 export function normalize(error: unknown, context: NormalizeContext = {}): McpToolError {
-  if (error instanceof McpToolError) return error;
+  if (isMcpToolError(error)) return error;
   // A caller handing us the tool's answer asks what the tool said, not what went wrong on the way.
   const answered = fromResult(error, context);
   if (answered) return answered;

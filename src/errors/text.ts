@@ -246,13 +246,15 @@ export function wrapToolError(error: unknown, toolName: string, args?: unknown, 
 }
 
 /**
- * A copy of the error whose message and data are cleaned and redacted as the model's text is,
- * for every other path an error takes out of the toolkit: the error `connect()` rejects with,
- * events, an error thrown in `errors.mode: "throw"`. The cause stays untouched.
+ * The one redaction every error gets where it leaves the library: the error `connect()` rejects
+ * with, events, an error thrown in `errors.mode: "throw"`, span status, `doctor`. A copy whose
+ * message and data are cleaned and redacted as the model's text is, with no `cause`: the original
+ * (its raw message, data and cause) stays reachable only through `unredacted()`, which is neither
+ * enumerated, nor printed by `util.inspect`, nor serialized.
  */
 export function redactError(error: McpToolError, options: ModelTextOptions = {}): McpToolError {
-  const json = toSafeJSON(error, options);
-  return error.with({ message: json.message, ...(json.data !== undefined ? { data: json.data } : {}) });
+  const { name: _name, ...json } = toSafeJSON(error, options);
+  return new McpToolError({ ...json, redactedFrom: error });
 }
 
 /** The `McpToolError` as JSON with a model-safe message, for a ToolMessage artifact. */

@@ -1,4 +1,4 @@
-import { McpToolError } from "../errors/McpToolError.js";
+import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import type { BreakerState, SharedCircuit, Verdict } from "../policy/CircuitBreaker.js";
 import type { SharedWait } from "../policy/RetryAfterGate.js";
 import { ABANDON, FAILURE, HEALTHY, LEASE, SNAPSHOT, WAIT, type Script } from "./scripts.js";
@@ -34,7 +34,7 @@ interface Snapshot {
  * this process's network or credentials, and must not pause the fleet.
  */
 export function isFleetEvidence(error: unknown): boolean {
-  if (!(error instanceof McpToolError)) return false;
+  if (!isMcpToolError(error)) return false;
   if (error.reason === "connection_refused" || error.reason === "connection_reset" || error.reason === "rate_limited") return true;
   return error.status !== undefined && error.status >= 500;
 }

@@ -6,7 +6,7 @@ import { isInteropZodSchema } from "@langchain/core/utils/types";
 import type { Schema } from "@cfworker/json-schema";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { isControlFlow } from "../errors/controlFlow.js";
-import { McpToolError } from "../errors/McpToolError.js";
+import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import { redactError, toModelReply, type ModelTextOptions } from "../errors/text.js";
 import { begin } from "../policy/chain.js";
@@ -140,7 +140,7 @@ export class McpTool extends StructuredTool {
   }
 
   private classify(thrown: unknown, arg: unknown): McpToolError {
-    if (thrown instanceof McpToolError) return thrown.toolName === undefined ? thrown.with({ toolName: this.name }) : thrown;
+    if (isMcpToolError(thrown)) return thrown.toolName === undefined ? thrown.with({ toolName: this.name }) : thrown;
     if (thrown instanceof ToolInputParsingException) {
       const details = thrown.message.replace(/^Received tool input did not match expected schema\s*/, "").replace(/^Details:\s*/, "");
       return McpToolError.of("invalid_arguments", `The arguments do not match the tool's input schema. ${details}`.trim(), {

@@ -1,7 +1,7 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { isControlFlow as isGraphBubbleUp } from "../errors/controlFlow.js";
-import { McpToolError } from "../errors/McpToolError.js";
+import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { isSafeToRetry } from "../errors/safeRepeat.js";
 import { toModelReply, type ModelTextOptions } from "../errors/text.js";
 import { normalizeForeign } from "./adapterErrors.js";
@@ -55,7 +55,7 @@ export interface McpRetryOnOptions {
  */
 export function createMcpRetryOn(options: McpRetryOnOptions = {}): (error: Error) => boolean {
   return (error: Error) => {
-    const e = error instanceof McpToolError ? error : normalizeForeign(error);
+    const e = isMcpToolError(error) ? error : normalizeForeign(error);
     // toolRetryMiddleware knows nothing of a tool's idempotency, so only the option can allow unknown outcomes.
     return isSafeToRetry(e, false, options.retryUnknownOutcome === true);
   };

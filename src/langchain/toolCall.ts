@@ -5,7 +5,7 @@
  * rather than a spec and closures made per call (see policy/chain.ts).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { McpToolError } from "../errors/McpToolError.js";
+import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { callToolOnce, type AttemptRecovery, type ToolTarget } from "../mcp/callTool.js";
 import type { TaskCall, TaskPolicy } from "../mcp/taskCall.js";
 import type { CallContext } from "../policy/abort.js";
@@ -76,7 +76,7 @@ export class ToolCall implements TaskCall, AttemptRecovery {
   }
 
   handles(error: unknown): boolean {
-    return !this.refreshed && error instanceof McpToolError && error.reason === "tool_not_found";
+    return !this.refreshed && isMcpToolError(error) && error.reason === "tool_not_found";
   }
 
   async retry<T>(error: unknown, scope: AttemptScope, again: () => Promise<T>): Promise<T> {

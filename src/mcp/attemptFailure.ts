@@ -4,7 +4,7 @@
  * the connection closed during the call, whether a session was held, what the server said to
  * wait), and the connection dropped first where the failure broke it.
  */
-import { McpToolError } from "../errors/McpToolError.js";
+import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { normalize, type NormalizeContext } from "../errors/normalize.js";
 import { REASONS } from "../errors/reasons.js";
 import type { CallContext } from "../policy/abort.js";
@@ -71,7 +71,7 @@ function classifyFailure(facts: AttemptFacts, thrown: unknown): McpToolError {
   // Failing to get a connection, or timing out before sending, means the request was never written.
   const unsent = lease === undefined || facts.abortedBeforeSend;
   // A connection's own failure (a refused reconnect) is shared by every call that waited on it.
-  if (thrown instanceof McpToolError) return thrown.with({ ...here, ...(unsent ? { outcome: "not_sent" } : {}) });
+  if (isMcpToolError(thrown)) return thrown.with({ ...here, ...(unsent ? { outcome: "not_sent" } : {}) });
   const reason = endedBy(facts);
   // The toolkit closed under the call: its controller was aborted, or (on the fast path) the
   // closing client ended the request.

@@ -3,7 +3,7 @@
  * an attempt after a lost connection asks about the same task instead of running the tool again.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { McpToolError } from "../errors/McpToolError.js";
+import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import type { NormalizeContext } from "../errors/normalize.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
 import type { AnyClient, CallParams } from "./clients.js";
@@ -79,7 +79,7 @@ export async function taskAttempt(client: AnyClient, params: CallParams, task: T
     task.id = undefined;
     return result;
   } catch (thrown) {
-    if (!(thrown instanceof McpToolError)) throw thrown;
+    if (!isMcpToolError(thrown)) throw thrown;
     if (scope.timedOut && thrown.reason === "cancelled") {
       task.id = undefined;
       const cancelled = (thrown.data as { taskCancelled?: boolean } | undefined)?.taskCancelled === true;

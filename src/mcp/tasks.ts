@@ -16,7 +16,7 @@ import { z } from "zod";
 import { jsonRpcCode } from "../errors/classify/jsonrpc.js";
 import { dropUndefined, messageOf, stripMcpPrefix } from "../errors/classify/util.js";
 import { fromResult } from "../errors/fromResult.js";
-import { McpToolError } from "../errors/McpToolError.js";
+import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { normalize, type NormalizeContext } from "../errors/normalize.js";
 import type { Reason } from "../errors/reasons.js";
 import { type AnyClient, eraOf } from "./clients.js";
@@ -221,7 +221,7 @@ class TaskRun {
 
   private async failure(thrown: unknown): Promise<McpToolError> {
     // The server's verdict on the task beats our own timer or the caller's abort that came with it.
-    if (thrown instanceof McpToolError) return thrown;
+    if (isMcpToolError(thrown)) return thrown;
     if (this.ended !== undefined) return this.endedByUs(thrown);
     const error = normalize(thrown, this.context);
     if (this.taskId === undefined) return error;

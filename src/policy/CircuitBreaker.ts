@@ -1,6 +1,6 @@
 import { DEFAULT_BREAKER, type BreakerOptions } from "../config/index.js";
 import { isControlFlow } from "../errors/controlFlow.js";
-import { isServerFailure, McpToolError } from "../errors/McpToolError.js";
+import { isMcpToolError, isServerFailure, McpToolError } from "../errors/McpToolError.js";
 import { decidedByCaller } from "../errors/reasons.js";
 import type { McpEvent } from "../events.js";
 import { cancelled, raceAbort, type CallContext } from "./abort.js";
@@ -66,7 +66,7 @@ export type Verdict = "failure" | "healthy" | "no_evidence";
 function verdictOf(error: unknown): Verdict {
   if (isControlFlow(error)) return "no_evidence";
   if (isServerFailure(error)) return "failure";
-  if (error instanceof McpToolError && decidedByCaller(error.reason)) return "no_evidence";
+  if (isMcpToolError(error) && decidedByCaller(error.reason)) return "no_evidence";
   return "healthy";
 }
 

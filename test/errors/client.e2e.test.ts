@@ -248,7 +248,7 @@ describe("invalid_arguments and circuit_open: decided by our own layers, not by 
     // LangChain's ToolInputParsingException is classified where it is caught (McpTool), kept as the cause.
     expect(error).toBeInstanceOf(McpToolError);
     const e = expectClassified(error as McpToolError, { reason: "invalid_arguments", kind: "client", transient: false, outcome: "not_sent" });
-    expect((e.cause as Error).constructor.name).toBe("ToolInputParsingException");
+    expect((e.unredacted().cause as Error).constructor.name).toBe("ToolInputParsingException");
     expect(e.message).toMatch(/^The arguments do not match the tool's input schema\./);
     expect(state.calls).toEqual([]);
   });

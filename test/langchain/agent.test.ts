@@ -106,7 +106,9 @@ describe("wrapTool", () => {
     // The original ToolException is kept as the cause, never dropped.
     const thrown = wrapTool(adapterTools.find((t) => t.name === "fail")!, { errorMode: "throw", retry: { retries: 0 } });
     const error = (await thrown.invoke({}).catch((e: unknown) => e)) as McpToolError;
-    expect((error.cause as Error).name).toBe("ToolException");
+    // Thrown redacted: the cause is reachable only through the explicit accessor.
+    expect(error.cause).toBeUndefined();
+    expect((error.unredacted().cause as Error).name).toBe("ToolException");
   });
 
   it("recovers a JSON-RPC code from the adapters' message when there is no cause", async () => {
