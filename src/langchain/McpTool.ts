@@ -12,6 +12,7 @@ import { redactError, toModelReply, type ModelTextOptions } from "../errors/text
 import { begin } from "../policy/chain.js";
 import { telemetryOn } from "../telemetry/otel.js";
 import { ArgumentCheck } from "./argumentCheck.js";
+import { argumentsLine } from "./argumentText.js";
 import { withToolRun } from "./runEvents.js";
 
 /**
@@ -126,14 +127,18 @@ export class McpTool extends StructuredTool {
     const schema = this.schema;
     if (isInteropZodSchema(schema)) return super.call(arg as never, configArg as never);
     this.check ??= new ArgumentCheck(schema as Schema);
-    const details = this.check.problems(argsOf(arg));
+    const given = argsOf(arg);
+    // A strict-mode model's `null` for an optional argument is left out (SEP-2243), before the check.
+    const args = this.check.prepare(given);
+    const details = this.check.problems(args);
     if (details !== undefined) {
-      // The same text LangChain's own check gives, so the model reads the same fix-it details.
+      // LangChain's exception, so callbacks and callers see what LangChain's own check would raise.
       return Promise.reject(new ToolInputParsingException(`Received tool input did not match expected schema\nDetails: ${details}`, JSON.stringify(arg)));
     }
+    const input = args === given ? arg : isToolCall(arg) ? { ...arg, args } : args;
     this.schema = ACCEPT_ANY;
     try {
-      return super.call(arg as never, configArg as never);
+      return super.call(input as never, configArg as never);
     } finally {
       this.schema = schema;
     }
@@ -142,8 +147,7 @@ export class McpTool extends StructuredTool {
   private classify(thrown: unknown, arg: unknown): McpToolError {
     if (isMcpToolError(thrown)) return thrown.toolName === undefined ? thrown.with({ toolName: this.name }) : thrown;
     if (thrown instanceof ToolInputParsingException) {
-      const details = thrown.message.replace(/^Received tool input did not match expected schema\s*/, "").replace(/^Details:\s*/, "");
-      return McpToolError.of("invalid_arguments", `The arguments do not match the tool's input schema. ${details}`.trim(), {
+      return McpToolError.of("invalid_arguments", `Invalid arguments: ${argumentsLine(thrown.message)}`, {
         toolName: this.name,
         ...(this.metadata.serverName ? { serverName: this.metadata.serverName } : {}),
         cause: thrown,

@@ -1,5 +1,8 @@
-import { format, Validator, type Schema } from "@cfworker/json-schema";
+import { format, validate, type Schema } from "@cfworker/json-schema";
 import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
+import { describeProblems } from "./argumentText.js";
+import { omitNulls } from "./omitNulls.js";
+import { lookupOf, type SchemaLookup } from "./schemaWalk.js";
 
 /**
  * Checks a tool's arguments against its input schema before the call goes out.
@@ -11,8 +14,8 @@ import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
  * interpreting, as LangChain does, and the compile pays for itself within a few hundred calls
  * after. Once compiled, only when Ajv
  * rejects the arguments does @cfworker/json-schema, the validator LangChain itself uses, look
- * again: its verdict stands and its errors are the text the model reads, the same lines
- * LangChain would have given. Ajv checks formats with cfworker's own functions, so the two
+ * again: its verdict stands, and its errors become the one line the model reads, naming each
+ * bad field and what it expects (argumentText.ts). Ajv checks formats with cfworker's own functions, so the two
  * agree where they differed most (an email, a uuid); the server's own validation still has
  * the last word on anything both let through.
  *
@@ -22,7 +25,8 @@ import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
 export class ArgumentCheck {
   /** Ajv's compiled check; `null` once it could not compile this schema. */
   private compiled: ValidateFunction | null | undefined;
-  private interpreted: Validator | undefined;
+  /** cfworker's table of the schema's `$ref`s, built on first use; `null` where it cannot be built. */
+  private refs: SchemaLookup | null | undefined;
   private uses = 0;
 
   /** @param compileAfter calls checked by interpreting before the schema is compiled. */
@@ -31,13 +35,32 @@ export class ArgumentCheck {
     private readonly compileAfter = COMPILE_AFTER,
   ) {}
 
-  /** `undefined` when the arguments fit the schema; otherwise one line per problem. */
+  /**
+   * The arguments as they are sent: `null` left out where a property is optional and its schema
+   * does not accept null (SEP-2243; see omitNulls.ts). `args` itself when nothing changes.
+   */
+  prepare(args: unknown): unknown {
+    const lookup = this.lookup();
+    return lookup ? omitNulls(args, this.schema, lookup) : args;
+  }
+
+  /**
+   * `undefined` when the arguments fit the schema; otherwise one line naming each bad field and
+   * what it expects, e.g. `'path' must be a string (got number); 'depth' is required.`
+   */
   problems(args: unknown): string | undefined {
     if (this.compiled === undefined && ++this.uses > this.compileAfter) this.compiled = compile(this.schema);
     if (this.compiled?.(args)) return undefined;
-    this.interpreted ??= new Validator(this.schema, "2019-09", true);
-    const result = this.interpreted.validate(args);
-    return result.valid ? undefined : result.errors.map((e) => `${e.keywordLocation}: ${e.error}`).join("\n");
+    const lookup = this.lookup();
+    // Every error, not the first: the model should fix every field in one go. A valid input
+    // costs the same either way; only a rejected one is looked at further.
+    const result = validate(args, this.schema, "2019-09", lookup ?? undefined, false);
+    return result.valid ? undefined : describeProblems(result.errors, args, this.schema, lookup);
+  }
+
+  private lookup(): SchemaLookup | undefined {
+    if (this.refs === undefined) this.refs = lookupOf(this.schema) ?? null;
+    return this.refs ?? undefined;
   }
 }
 

@@ -31,7 +31,7 @@ describe.each(ALL)("$name: the fixture's tools", (target) => {
   it("invalid_arguments: arguments that break the listed input schema are refused before sending", async () => {
     const o = await fixture();
     const error = expectError(target, await o.fail("echo", { text: 5 }), { reason: "invalid_arguments", kind: "client", transient: false, outcome: "not_sent" });
-    expect(error.message).toContain("does not match");
+    expect(error.message).toBe("Invalid arguments: 'text' must be a string (got number).");
     expect(o.executed()).not.toContain("echo");
   });
 

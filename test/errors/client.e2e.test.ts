@@ -249,7 +249,7 @@ describe("invalid_arguments and circuit_open: decided by our own layers, not by 
     expect(error).toBeInstanceOf(McpToolError);
     const e = expectClassified(error as McpToolError, { reason: "invalid_arguments", kind: "client", transient: false, outcome: "not_sent" });
     expect((e.unredacted().cause as Error).constructor.name).toBe("ToolInputParsingException");
-    expect(e.message).toMatch(/^The arguments do not match the tool's input schema\./);
+    expect(e.message).toBe("Invalid arguments: 'text' must be a string (got number).");
     expect(state.calls).toEqual([]);
   });
 

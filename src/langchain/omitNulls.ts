@@ -1,0 +1,129 @@
+import { validate, type Schema } from "@cfworker/json-schema";
+import { resolve, type SchemaLookup } from "./schemaWalk.js";
+
+/**
+ * Nesting followed at most. JSON from a model is shallow; a hostile 100,000-deep value is left as
+ * it is below this, for the validator to judge.
+ */
+const MAX_DEPTH = 64;
+
+const DROP = Symbol("drop");
+
+/**
+ * The arguments as the client should send them (SEP-2243: clients omit null-valued optional
+ * arguments). A model in strict function-calling mode sends `null` for every optional field it
+ * does not use; a property whose value is `null` is left out when it is optional (not in
+ * `required`) and its schema does not accept null (judged by the validator itself, so a
+ * `type: ["string", "null"]`, a nullable `anyOf`, an enum holding null or `const: null` keep
+ * it). Nested objects are treated the same wherever the schema describes them: the properties
+ * of an object property, the items of an array, the one non-null branch of a nullable
+ * `anyOf`/`oneOf`, through `$ref` and `allOf`. Anything the schema does not describe stays as it
+ * is. Returns `args` itself when nothing is left out, a copy otherwise.
+ */
+export function omitNulls(args: unknown, schema: Schema, lookup: SchemaLookup): unknown {
+  // Most calls carry no null at all: one scan, no schema work.
+  if (!containsNull(args, 0)) return args;
+  return walk(args, [schema], lookup, 0);
+}
+
+function containsNull(value: unknown, depth: number): boolean {
+  if (value === null) return true;
+  if (typeof value !== "object" || depth > MAX_DEPTH) return false;
+  for (const item of Array.isArray(value) ? value : Object.values(value)) {
+    if (containsNull(item, depth + 1)) return true;
+  }
+  return false;
+}
+
+type Part = Schema | boolean;
+
+function walk(value: unknown, parts: readonly Part[], lookup: SchemaLookup, depth: number): unknown {
+  if (typeof value !== "object" || value === null || depth > MAX_DEPTH) return value;
+  const nodes = describing(parts, lookup);
+  if (nodes.length === 0) return value;
+  if (Array.isArray(value)) return walkItems(value, nodes, lookup, depth);
+  return walkObject(value as Record<string, unknown>, nodes, lookup, depth);
+}
+
+function walkObject(object: Record<string, unknown>, nodes: readonly Schema[], lookup: SchemaLookup, depth: number): Record<string, unknown> {
+  const required = new Set(nodes.flatMap((n) => (Array.isArray(n.required) ? n.required : [])));
+  const changes = new Map<string, unknown>();
+  for (const key of Object.keys(object)) {
+    const parts = nodes.flatMap((n) => (isRecord(n.properties) && Object.hasOwn(n.properties, key) ? [n.properties[key] as Part] : []));
+    if (parts.length === 0) continue;
+    const value = object[key];
+    if (value === null) {
+      // Every part must accept null for the whole to accept it.
+      if (!required.has(key) && parts.some((p) => !acceptsNull(p, lookup))) changes.set(key, DROP);
+      continue;
+    }
+    const next = walk(value, parts, lookup, depth + 1);
+    if (next !== value) changes.set(key, next);
+  }
+  if (changes.size === 0) return object;
+  // fromEntries defines own properties, so a `__proto__` key stays a key and sets no prototype.
+  return Object.fromEntries(Object.entries(object).flatMap(([key, value]) => (!changes.has(key) ? [[key, value]] : changes.get(key) === DROP ? [] : [[key, changes.get(key)]])));
+}
+
+function walkItems(items: readonly unknown[], nodes: readonly Schema[], lookup: SchemaLookup, depth: number): unknown[] {
+  // One schema for every item; tuple forms (an array of schemas) are left to the validator.
+  const parts = nodes.flatMap((n) => (n.items !== undefined && !Array.isArray(n.items) ? [n.items] : []));
+  if (parts.length === 0) return items as unknown[];
+  let copy: unknown[] | undefined;
+  items.forEach((item, i) => {
+    const next = walk(item, parts, lookup, depth + 1);
+    if (next === item) return;
+    copy ??= [...items];
+    copy[i] = next;
+  });
+  return copy ?? (items as unknown[]);
+}
+
+/**
+ * The schema nodes that together describe a value: each part, what its `$ref` names, its
+ * `allOf` branches, and the one branch of an `anyOf`/`oneOf` that is not null-only.
+ */
+function describing(parts: readonly Part[], lookup: SchemaLookup): Schema[] {
+  const nodes: Schema[] = [];
+  const visit = (part: Part | undefined, hops: number): void => {
+    if (typeof part !== "object" || part === null || nodes.includes(part) || hops > 16) return;
+    nodes.push(part);
+    if (part.$ref !== undefined) visit(resolve(part, lookup), hops + 1);
+    if (Array.isArray(part.allOf)) for (const branch of part.allOf) visit(branch, hops + 1);
+    for (const branches of [part.anyOf, part.oneOf]) {
+      if (!Array.isArray(branches)) continue;
+      const real = branches.filter((b) => !nullOnly(resolve(b, lookup)));
+      if (real.length === 1) visit(real[0], hops + 1);
+    }
+  };
+  for (const part of parts) visit(part, 0);
+  return nodes;
+}
+
+function nullOnly(node: Part | undefined): boolean {
+  if (typeof node !== "object" || node === null) return false;
+  const { type } = node;
+  return type === "null" || (Array.isArray(type) && type.length === 1 && type[0] === "null") || node.const === null || (Array.isArray(node.enum) && node.enum.length === 1 && node.enum[0] === null);
+}
+
+const nullVerdicts = new WeakMap<object, boolean>();
+
+/** Does this schema accept `null`? Asked of the validator, so its answer is the one that counts. */
+function acceptsNull(part: Part, lookup: SchemaLookup): boolean {
+  if (typeof part === "boolean") return part;
+  let verdict = nullVerdicts.get(part);
+  if (verdict === undefined) {
+    try {
+      verdict = validate(null, part, "2019-09", lookup, true).valid;
+    } catch {
+      // A `$ref` the validator cannot follow: keep the null, and let the check report the ref.
+      verdict = true;
+    }
+    nullVerdicts.set(part, verdict);
+  }
+  return verdict;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
