@@ -4,6 +4,10 @@ export default defineConfig({
   // `cli` is the `langchain-mcp-errors` bin (`doctor`); tsup keeps its shebang and makes it executable.
   entry: { index: "src/index.ts", agents: "src/agents.ts", cli: "src/cli/bin.ts" },
   format: ["esm", "cjs"],
+  // Shared chunks for CommonJS too (ESM splits by default): without them each CommonJS entry
+  // bundled its own copy of every module, so `require("langchain-mcp-errors/agents")` held a
+  // second McpToolError class. The brand makes copies agree; one copy is still smaller.
+  splitting: true,
   dts: true,
   sourcemap: true,
   clean: true,
