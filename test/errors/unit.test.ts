@@ -35,6 +35,31 @@ describe("hand-built: DNS and connect failures a loopback-only machine cannot pr
     expectClassified(normalize(error), { reason: "network_timeout", kind: "transport", transient: true, outcome: "not_sent" }, error);
   });
 
+  it("classifies a read ETIMEDOUT (the kernel gave up on a request it wrote) as connection_reset, outcome unknown: it may have arrived", () => {
+    const cause = systemError("read ETIMEDOUT", { errno: -110, code: "ETIMEDOUT", syscall: "read" });
+    const error = fetchFailed(cause);
+    const e = expectClassified(normalize(error, { url: "https://mcp.example.com/mcp" }), { reason: "connection_reset", kind: "transport", transient: true, outcome: "unknown" }, error);
+    expect(e.message).toBe("The connection to the server at https://mcp.example.com/mcp timed out after the request was written (read ETIMEDOUT); the server may have received it.");
+  });
+
+  it.each<[string, { code: string; syscall?: string }]>([
+    ["a write ETIMEDOUT", { code: "ETIMEDOUT", syscall: "write" }],
+    ["an ETIMEDOUT without a syscall", { code: "ETIMEDOUT" }],
+    ["a read EHOSTUNREACH", { code: "EHOSTUNREACH", syscall: "read" }],
+    ["an ENETUNREACH without a syscall", { code: "ENETUNREACH" }],
+  ])("classifies %s as connection_reset, outcome unknown: nothing proves the request did not leave", (_, fields) => {
+    const error = fetchFailed(systemError(`${fields.syscall ?? ""} ${fields.code}`.trim(), fields));
+    expectClassified(normalize(error), { reason: "connection_reset", kind: "transport", transient: true, outcome: "unknown" }, error);
+    // The caller that knows the request was never written says so.
+    expect(normalize(error, { notSent: true }).outcome).toBe("not_sent");
+  });
+
+  it("classifies a TLS socket closed during the handshake (ECONNRESET before the secure connection) as not sent", () => {
+    const cause = systemError("Client network socket disconnected before secure TLS connection was established", { code: "ECONNRESET", host: "mcp.example.com", port: 443 });
+    const error = fetchFailed(cause);
+    expectClassified(normalize(error), { reason: "connection_reset", kind: "transport", transient: true, outcome: "not_sent" }, error);
+  });
+
   it("classifies fetch failed with cause UND_ERR_CONNECT_TIMEOUT as network_timeout (fast twin of the 10 s e2e test)", () => {
     const cause = Object.assign(new Error("Connect Timeout Error (attempted address: mcp.example.com:443, timeout: 10000ms)"), {
       name: "ConnectTimeoutError",
@@ -74,6 +99,11 @@ describe("hand-built: SseError texts from `eventsource` that the e2e tests canno
   it("reads ETIMEDOUT flattened into an SseError's text as network_timeout", () => {
     const error = sseError("TypeError: fetch failed: connect ETIMEDOUT 10.0.0.1:443");
     expectClassified(normalize(error), { reason: "network_timeout", kind: "transport", transient: true, outcome: "not_sent" }, error);
+  });
+
+  it("reads a read ETIMEDOUT flattened into an SseError's text as connection_reset, outcome unknown", () => {
+    const error = sseError("TypeError: fetch failed: read ETIMEDOUT");
+    expectClassified(normalize(error), { reason: "connection_reset", kind: "transport", transient: true, outcome: "unknown" }, error);
   });
 
   it("reads a stream that broke mid-way ('terminated: other side closed', no code in the text) as stream_error", () => {

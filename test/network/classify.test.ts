@@ -20,6 +20,15 @@ describe("hand-built network failures", () => {
     expect(e.message).toContain("https://mcp.example.com/mcp");
   });
 
+  it.each([
+    ["EHOSTUNREACH", "read EHOSTUNREACH"],
+    ["ENETUNREACH", "write ENETUNREACH"],
+  ])("classifies %s after the request was written as connection_reset, outcome unknown", (code, message) => {
+    const e = normalize(fetchFailed(sys(message, { code, syscall: message.split(" ")[0] })), { url: "https://mcp.example.com/mcp" });
+    expect(e).toMatchObject({ reason: "connection_reset", transient: true, outcome: "unknown" });
+    expect(e.message).toContain("after the request was written");
+  });
+
   it("classifies ECONNABORTED as connection_reset, outcome unknown", () => {
     expect(normalize(fetchFailed(sys("read ECONNABORTED", { code: "ECONNABORTED", syscall: "read" })))).toMatchObject({ reason: "connection_reset", outcome: "unknown" });
   });

@@ -2,7 +2,7 @@ import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Classification, NormalizeContext } from "./context.js";
 import { fromHttpStatus } from "./http.js";
-import { fromSystemError } from "./system.js";
+import { fromSystemError, type SystemErrorInfo } from "./system.js";
 import { isRecord, messageOf } from "./util.js";
 
 // Shapes of the SDK's and other libraries' errors that carry neither a JSON-RPC code nor an HTTP
@@ -13,7 +13,11 @@ export function isSseError(error: unknown): boolean {
   return error instanceof SseError || /^SSE error: /.test(messageOf(error));
 }
 
-const SYSTEM_CODE_IN_TEXT = /\b(ECONNREFUSED|ECONNRESET|ECONNABORTED|EHOSTUNREACH|ENETUNREACH|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|UND_ERR_[A-Z_]+)\b/;
+// Node writes "<syscall> <code>" ("connect ETIMEDOUT 10.0.0.1:443"): the syscall says whether the request was written.
+const SYSTEM_CODE_IN_TEXT = /\b(?:(connect|read|write|getaddrinfo) )?(ECONNREFUSED|ECONNRESET|ECONNABORTED|EHOSTUNREACH|ENETUNREACH|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|UND_ERR_[A-Z_]+)\b/;
+// Socket errors whose code the `eventsource` package's flattened text drops: undici's SocketError
+// ("other side closed") and Node's TLS socket closed during its handshake (ECONNRESET).
+const SOCKET_CLOSED_IN_TEXT = /\bfetch failed: (other side closed|Client network socket disconnected before secure TLS connection was established)/;
 
 /**
  * An SseError without an HTTP status: the `eventsource` package flattens the fetch failure into
@@ -21,9 +25,16 @@ const SYSTEM_CODE_IN_TEXT = /\b(ECONNREFUSED|ECONNRESET|ECONNABORTED|EHOSTUNREAC
  * and reports a dropped stream it is about to reconnect as "SSE error: undefined".
  */
 export function fromSseFailure(message: string, ctx: NormalizeContext): Classification {
-  const code = SYSTEM_CODE_IN_TEXT.exec(message)?.[1];
+  const found = SYSTEM_CODE_IN_TEXT.exec(message);
   const host = /getaddrinfo \w+ (\S+)/.exec(message)?.[1];
-  const fromSys = code ? fromSystemError(host ? { code, hostname: host } : { code }, message, ctx) : undefined;
+  const closed = SOCKET_CLOSED_IN_TEXT.exec(message)?.[1];
+  const sys: SystemErrorInfo | undefined = found
+    ? { code: found[2]!, ...(found[1] ? { syscall: found[1] } : {}), ...(host ? { hostname: host } : {}) }
+    : closed
+      ? { code: closed === "other side closed" ? "UND_ERR_SOCKET" : "ECONNRESET", detail: closed }
+      : undefined;
+  // The same words the streamable HTTP transport's error gets, for the same failure.
+  const fromSys = sys ? fromSystemError(sys, closed ? "fetch failed" : message, ctx) : undefined;
   return fromSys ?? { reason: "stream_error", message };
 }
 

@@ -12,6 +12,8 @@ export interface SystemErrorInfo {
   hostname?: string;
 }
 
+const TLS_NOT_ESTABLISHED = /\bdisconnected before secure TLS connection was established\b/;
+
 /** Classifies the first system error found in the error's cause chain; `undefined` if there is none it knows. */
 export function fromSystem(error: unknown, message: string, ctx: NormalizeContext): Classification | undefined {
   const sys = systemError(error);
@@ -31,26 +33,33 @@ export function fromSystemError(sys: SystemErrorInfo, message: string, ctx: Norm
       };
     case "ECONNREFUSED":
       return { reason: "connection_refused", message: `Connection refused${where(message) || (sys.path ? ` by ${sys.path}` : "")}.` };
-    // No route: nothing was sent, and a route may come back (a VPN reconnecting, a network switch).
+    // No route. While connecting, nothing was sent and a route may come back (a VPN reconnecting, a
+    // network switch); once the request was written, the server may have received it.
     case "EHOSTUNREACH":
-    case "ENETUNREACH":
-      return {
-        reason: "connection_refused",
-        message: `The server${host(ctx, sys)} is unreachable (${sys.code === "EHOSTUNREACH" ? "no route to the host" : "the network is unreachable"}).`,
-      };
+    case "ENETUNREACH": {
+      const what = sys.code === "EHOSTUNREACH" ? "no route to the host" : "the network is unreachable";
+      if (sys.syscall === "connect") return { reason: "connection_refused", message: `The server${host(ctx, sys)} is unreachable (${what}).` };
+      return lostAfterWrite(`The server${host(ctx, sys)} became unreachable after the request was written (${what}, ${syscallCode(sys)}).`, ctx);
+    }
     case "ECONNRESET":
     case "ECONNABORTED":
     case "EPIPE":
-    case "UND_ERR_SOCKET":
-      return {
-        reason: "connection_reset",
-        // "fetch failed" says nothing; the socket error underneath says what happened.
-        message: /^fetch failed$/i.test(message) ? `The connection was lost before the server answered (${sys.code}${sys.detail ? `: ${sys.detail}` : ""}).` : message,
-        overrides: ctx.notSent ? { outcome: "not_sent" } : {},
-      };
+    case "UND_ERR_SOCKET": {
+      // "fetch failed" says nothing; the socket error underneath says what happened.
+      const text = /^fetch failed$/i.test(message) ? `The connection was lost before the server answered (${sys.code}${sys.detail ? `: ${sys.detail}` : ""}).` : message;
+      // Node's TLS socket closed during the handshake: no byte of the request was written.
+      if (sys.detail && TLS_NOT_ESTABLISHED.test(sys.detail)) return { reason: "connection_reset", message: text, overrides: { outcome: "not_sent" } };
+      return lostAfterWrite(text, ctx);
+    }
+    // Only a timeout while connecting proves nothing was written. A `read ETIMEDOUT` is the kernel
+    // giving up on a request it wrote and never saw acknowledged, or on a connection gone silent
+    // while the server worked: the server may have run the tool.
     case "ETIMEDOUT":
+      if (sys.syscall === "connect") return { reason: "network_timeout", message: `Connecting to the server${host(ctx, sys)} timed out (${syscallCode(sys)}).` };
+      return lostAfterWrite(`The connection to the server${host(ctx, sys)} timed out after the request was written (${syscallCode(sys)}); the server may have received it.`, ctx);
+    // undici's connect timeout: the socket never connected.
     case "UND_ERR_CONNECT_TIMEOUT":
-      return { reason: "network_timeout", message };
+      return { reason: "network_timeout", message: /^fetch failed$/i.test(message) ? `Connecting to the server${host(ctx, sys)} timed out (${sys.code}${sys.detail ? `: ${sys.detail}` : ""}).` : message };
     // undici's own limits once the request was written: the server may be running the tool.
     case "UND_ERR_HEADERS_TIMEOUT":
     case "UND_ERR_BODY_TIMEOUT":
@@ -66,6 +75,19 @@ export function fromSystemError(sys: SystemErrorInfo, message: string, ctx: Norm
     default:
       return undefined;
   }
+}
+
+/**
+ * A connection lost with the request already written, or possibly written: `connection_reset`,
+ * outcome unknown, unless the caller knows the request never left (`notSent`).
+ */
+function lostAfterWrite(message: string, ctx: NormalizeContext): Classification {
+  return { reason: "connection_reset", message, overrides: ctx.notSent ? { outcome: "not_sent" } : {} };
+}
+
+/** "read ETIMEDOUT", or the code alone when the syscall is not known. */
+function syscallCode(sys: SystemErrorInfo): string {
+  return sys.syscall ? `${sys.syscall} ${sys.code}` : sys.code;
 }
 
 /** " (host)" from the configured URL or the system error, for messages that need a place. */
@@ -100,7 +122,8 @@ function systemError(error: unknown): SystemErrorInfo | undefined {
       if (typeof e.path === "string") info.path = e.path;
       if (typeof e.message === "string" && e.message) info.detail = e.message;
       if (typeof e.hostname === "string") info.hostname = e.hostname;
-      if (info.code === "ECONNREFUSED" && typeof e.address === "string") info.path = `${e.address}:${String(e.port)}`;
+      // A connect's error names the address it tried (a spawn's `path` is its command).
+      if (typeof e.address === "string" && !info.syscall?.startsWith("spawn")) info.path = `${e.address}:${String(e.port)}`;
       return info;
     }
     if (e.cause !== undefined) queue.push(e.cause);
