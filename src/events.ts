@@ -73,6 +73,13 @@ export interface ToolsChangedEvent {
   added: string[];
   /** The exposed names of the tools that went away. */
   removed: string[];
+  /**
+   * Tools of this server whose exposed name a clash changed: the server prefix without
+   * `prefixToolNames`, or the `_<hash>` suffix that keeps names unique. Present only when some
+   * were; a connect that renamed tools reports them in an event of its own (with every tool it
+   * added).
+   */
+  renamed?: { name: string; mcpName: string }[];
 }
 
 /** A tool call running as an MCP Task changed status (or status message): progress a UI can show. */

@@ -172,7 +172,12 @@ export class McpToolkit extends BaseToolkit {
       this.events.emit({ type: "error", serverName: name, error });
     });
     if (onError === "throw" && failures.length > 0) throw redactError(failures[0]!, this.textOptions());
-    this.buildTools(names.filter((n) => !this.pending.has(n)));
+    const built = this.buildTools(names.filter((n) => !this.pending.has(n)));
+    // Tools that connect are not a change, unless a clash renamed some: that is reported.
+    for (const server of new Set(built.filter((t) => t.renamed).map((t) => t.server))) {
+      const own = built.filter((t) => t.server === server);
+      this.events.emit({ type: "tools_changed", serverName: server, added: own.map((t) => t.name), removed: [], renamed: renamedOf(own) });
+    }
   }
 
   /**
@@ -191,14 +196,17 @@ export class McpToolkit extends BaseToolkit {
       removed.push(name);
     }
     this.tools = this.tools.filter((t) => this.toolsByName.get(t.name) === t);
-    const before = this.tools.length;
-    this.buildTools([server]);
-    const added = this.tools.slice(before).map((t) => t.name);
-    if (added.length > 0 || removed.length > 0) this.events.emit({ type: "tools_changed", serverName: server, added, removed });
+    const built = this.buildTools([server]);
+    const added = built.map((t) => t.name);
+    const renamed = renamedOf(built);
+    if (added.length > 0 || removed.length > 0) this.events.emit({ type: "tools_changed", serverName: server, added, removed, ...(renamed.length > 0 ? { renamed } : {}) });
   }
 
-  /** Names tools (prefixing clashes) and builds each tool's runtime and policy once; tools already built are kept. */
-  private buildTools(newServers: string[]): void {
+  /**
+   * Names tools (unique: see toolNames.ts) and builds each tool's runtime and policy once; tools
+   * already built are kept. Returns the tools it exposed.
+   */
+  private buildTools(newServers: string[]): BuiltTool[] {
     const incoming: { server: string; tool: Tool }[] = [];
     for (const server of newServers) {
       const fresh = this.connections.get(server)!.tools.filter((tool) => !this.caller.has(server, tool.name));
@@ -209,10 +217,12 @@ export class McpToolkit extends BaseToolkit {
       for (const tool of fresh) incoming.push({ server, tool });
     }
     const names = exposedNames(incoming, new Set(this.tools.map((t) => t.name)), this.config.prefixToolNames === true);
-    incoming.forEach(({ server, tool }, i) => {
-      const made = this.makeTool(server, tool, names[i]!);
+    return incoming.map(({ server, tool }, i) => {
+      const { name, renamed } = names[i]!;
+      const made = this.makeTool(server, tool, name);
       this.tools.push(made);
       this.toolsByName.set(made.name, made);
+      return { server, name, mcpName: tool.name, renamed };
     });
   }
 
@@ -244,4 +254,16 @@ export class McpToolkit extends BaseToolkit {
       ...(errors.maxLength !== undefined ? { maxLength: errors.maxLength } : {}),
     };
   }
+}
+
+/** A tool a toolkit exposed, with the name a clash may have changed. */
+interface BuiltTool {
+  server: string;
+  name: string;
+  mcpName: string;
+  renamed: boolean;
+}
+
+function renamedOf(built: readonly BuiltTool[]): { name: string; mcpName: string }[] {
+  return built.filter((t) => t.renamed).map(({ name, mcpName }) => ({ name, mcpName }));
 }
