@@ -96,8 +96,45 @@ export function options<const Shape extends z.core.$ZodLooseShape>(shape: Shape)
   });
 }
 
-function unknownOption(key: string, known: string[]): string {
-  const k = key.toLowerCase();
-  const near = known.find((o) => o.toLowerCase() === k) ?? known.find((o) => o.toLowerCase().startsWith(k) || k.startsWith(o.toLowerCase()));
+function unknownOption(key: string, known: readonly string[]): string {
+  const near = nearest(key, known);
   return near ? `unknown option; did you mean "${near}"?` : `unknown option; expected one of ${known.join(", ")}`;
+}
+
+/**
+ * The known name `key` most likely misspells, ignoring case: at most two edits away (one for a
+ * name of four letters or fewer, so that `env` is not taken for `era`), the nearest first.
+ */
+export function nearest(key: string, known: readonly string[]): string | undefined {
+  const k = key.toLowerCase();
+  const limit = k.length <= 4 ? 1 : 2;
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  for (const name of known) {
+    const distance = editDistance(k, name.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [name, distance];
+  }
+  return best;
+}
+
+/**
+ * Insertions, deletions, substitutions and swaps of two neighbours that turn `a` into `b`
+ * (Damerau-Levenshtein, each substring edited once): `comand` is one from `command`, `evn` one from `env`.
+ */
+export function editDistance(a: string, b: string): number {
+  const width = b.length + 1;
+  // Three rows suffice: a swap looks two rows back.
+  let before = new Array<number>(width).fill(0);
+  let previous = Array.from({ length: width }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1);
+      row.push(d);
+    }
+    [before, previous] = [previous, row];
+  }
+  return previous[b.length]!;
 }

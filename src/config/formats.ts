@@ -3,7 +3,8 @@
  * transport names, the keys renamed, the keys that mean nothing to us (reported, never
  * dropped in silence). Any other key goes through to the schema, which names it.
  */
-import { isObject } from "./fields.js";
+import { isObject, nearest } from "./fields.js";
+import { SERVER_KEYS } from "./schema.js";
 
 /** Every spelling of a transport we have met, and ours for it. */
 export const TRANSPORTS: Readonly<Record<string, "stdio" | "http" | "sse">> = {
@@ -40,6 +41,13 @@ export const IGNORED_TOP_KEYS: Readonly<Record<string, string>> = {
   $schema: "",
 };
 
+/** What a server entry may hold: our keys, other formats' keys that are mapped, and the ignored ones. */
+const ENTRY_KEYS: readonly string[] = [
+  ...SERVER_KEYS,
+  ...["type", "serverUrl", "disabled", "restart", "defaultToolTimeout", "envFile", "automaticSSEFallback"],
+  ...Object.keys(IGNORED_SERVER_KEYS),
+];
+
 /** The result of mapping one server entry. */
 export interface MappedServer {
   /** Our server config, not yet validated; undefined for a disabled server. */
@@ -59,6 +67,11 @@ export function mapServer(entry: unknown, readEnv: (file: string) => Record<stri
   if (entry.disabled === true) return { server: undefined, warnings: ["disabled: the server is skipped"] };
   // An SDK client you connected (our format, given as an object) has no transport to map.
   if ("client" in entry) return { server: entry, warnings };
+  // Named before the keys are read: a misspelt `comand` would otherwise read as no command at all.
+  for (const key of Object.keys(entry)) {
+    const meant = ENTRY_KEYS.includes(key) ? undefined : nearest(key, ENTRY_KEYS);
+    if (meant) fail(key, `unknown option; did you mean "${meant}"?`);
+  }
   const out: Record<string, unknown> = {};
   const given = entry.transport ?? entry.type;
   const field = entry.transport !== undefined ? "transport" : "type";

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expandDeep, parseJsonc, readEnvFile, type ExpandContext } from "./expand.js";
-import { isObject } from "./fields.js";
+import { isObject, nearest } from "./fields.js";
 import { IGNORED_TOP_KEYS, mapServer } from "./formats.js";
 import type { McpToolkitConfig } from "./schema.js";
 import { McpConfigError, validateConfig } from "./validate.js";
@@ -73,7 +73,11 @@ function fromDocument(document: unknown, label: string, folder: string, options:
   if (document.mcpServers !== undefined && document.servers !== undefined) fail("servers", "the file has both `mcpServers` and `servers`; keep one");
   const key = document.mcpServers !== undefined ? "mcpServers" : "servers";
   const entries = document[key];
-  if (!isObject(entries)) fail(key, "expected an object of servers by name");
+  if (!isObject(entries)) {
+    const misspelt = Object.keys(document).find((k) => nearest(k, ["mcpServers", "servers"]));
+    if (misspelt) fail(misspelt, `unknown option; did you mean "${nearest(misspelt, ["mcpServers", "servers"])}"?`);
+    fail(key, "expected an object of servers by name");
+  }
 
   const context: ExpandContext = { env: options.env ?? process.env, workspaceFolder: folder };
   const readEnv = (file: string) => readEnvFile(isAbsolute(file) ? file : resolve(folder, file));

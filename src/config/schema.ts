@@ -151,6 +151,11 @@ export const ClientServerConfigSchema = options({
 });
 export interface ClientServerConfig extends ServerOptions, Own<typeof ClientServerConfigSchema> {}
 
+/** Every key some kind of server takes, so that a misspelt one can be named before the kind is known. */
+export const SERVER_KEYS: readonly string[] = [
+  ...new Set([StdioServerConfigSchema, HttpServerConfigSchema, SseServerConfigSchema, ClientServerConfigSchema].flatMap((schema) => Object.keys(schema.shape))),
+];
+
 const TransportServerConfigSchema = z.discriminatedUnion("transport", [StdioServerConfigSchema, HttpServerConfigSchema, SseServerConfigSchema], {
   error: (issue) =>
     issue.code === "invalid_union" && isObject(issue.input)

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { isObject } from "./fields.js";
+import { isObject, nearest } from "./fields.js";
 import { McpToolkitConfigSchema, type McpToolkitConfig } from "./schema.js";
 
 /** Thrown by `McpToolkit.connect` for configuration that cannot work; the message names the field. */
@@ -25,7 +25,22 @@ export function validateConfig(config: unknown): asserts config is McpToolkitCon
   const first = result.error.issues[0];
   if (!first) throw new McpConfigError("config", "rejected without a reason");
   const [path, problem] = explain(first, config, []);
+  const misspelt = misspeltKey(path, config);
+  if (misspelt) throw new McpConfigError(fieldName(misspelt), `unknown option; did you mean "${String(path.at(-1))}"?`);
   throw new McpConfigError(path.length === 0 ? "config" : fieldName(path), problem);
+}
+
+/**
+ * A required key that is missing because it is misspelt (`comand`, `transprt`): the schema sees
+ * the missing key first, but the key beside it that is one or two edits away is what to fix.
+ */
+function misspeltKey(path: Path, root: unknown): Path | undefined {
+  const missing = path.at(-1);
+  if (typeof missing !== "string" || valueAt(root, path) !== undefined) return undefined;
+  const parent = valueAt(root, path.slice(0, -1));
+  if (!isObject(parent)) return undefined;
+  const key = Object.keys(parent).find((k) => k !== missing && nearest(k, [missing]) !== undefined);
+  return key === undefined ? undefined : [...path.slice(0, -1), key];
 }
 
 type Path = readonly PropertyKey[];

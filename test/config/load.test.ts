@@ -136,6 +136,27 @@ describe("loadMcpConfig", () => {
     await expect(loadMcpConfig({ servers: { a: { command: "x" } }, retries: 2 })).rejects.toThrow(/config: retries: unknown option/);
   });
 
+  it.each([
+    // Without `command` or `url` the entry would read as "neither a local nor a remote server".
+    [{ mcpServers: { db: { comand: "db-mcp", args: [] } } }, "mcpServers.db.comand", "command"],
+    [{ mcpServers: { db: { urll: "https://x/mcp" } } }, "mcpServers.db.urll", "url"],
+    [{ mcpServers: { db: { serverURL: "https://x/mcp" } } }, "mcpServers.db.serverURL", "serverUrl"],
+    // Keys of other tools' formats and ours, at any level of the entry.
+    [{ mcpServers: { db: { tpye: "http", url: "https://x/mcp" } } }, "mcpServers.db.tpye", "type"],
+    [{ mcpServers: { db: { command: "db-mcp", evn: { A: "1" } } } }, "mcpServers.db.evn", "env"],
+    [{ mcpServers: { db: { command: "db-mcp", envFiel: ".env" } } }, "mcpServers.db.envFiel", "envFile"],
+    [{ servers: { db: { type: "http", url: "https://x/mcp", headres: {} } } }, "servers.db.headres", "headers"],
+    [{ mcpServers: { db: { command: "db-mcp", restart: { enabeld: true } } } }, "mcpServers.db.reconnect.enabeld", "enabled"],
+    [{ mcpServers: { db: { command: "db-mcp", retry: { retrys: 1 } } } }, "mcpServers.db.retry.retrys", "retries"],
+    // And the file's top level.
+    [{ mcpServer: { db: { command: "db-mcp" } } }, "mcpServer", "mcpServers"],
+    [{ mcpServers: { db: { command: "db-mcp" } }, timoutMs: 5 }, "timoutMs", "timeoutMs"],
+  ])("names a misspelt key with the key it meant: %j", async (document, field, meant) => {
+    const error = await loadMcpConfig(document, { onWarning: () => undefined }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpConfigError);
+    expect((error as Error).message).toBe(`Invalid MCP toolkit configuration: config: ${field}: unknown option; did you mean "${meant}"?`);
+  });
+
   it("rejects an unknown transport and an ${input:…} it cannot prompt for, naming the field", async () => {
     await expect(loadMcpConfig({ servers: { a: { type: "websocket", url: "ws://x" } } })).rejects.toThrow(
       'config: servers.a.type: expected "stdio", "http", "streamable-http" or "sse", got "websocket"',

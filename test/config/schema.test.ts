@@ -175,6 +175,25 @@ describe("validateConfig", () => {
     [{ servers: { a: { client, timeout: 5 } } }, "servers.a.timeout", 'unknown option; did you mean "timeoutMs"?'],
     [{ servers: { a: { ...stdio, reconnect: { enable: false } } } }, "servers.a.reconnect.enable", 'unknown option; did you mean "enabled"?'],
     [{ servers: { a: stdio }, retry: { jitter: true } }, "retry.jitter", "unknown option; expected one of retries, minTimeout"],
+    // A misspelt required key is named, not the key it left missing.
+    [{ servers: { a: { transport: "stdio", comand: "mcp-files" } } }, "servers.a.comand", 'unknown option; did you mean "command"?'],
+    [{ servers: { a: { transprt: "stdio", command: "mcp-files" } } }, "servers.a.transprt", 'unknown option; did you mean "transport"?'],
+    [{ servers: { a: { transport: "http", ulr: "https://x/mcp" } } }, "servers.a.ulr", 'unknown option; did you mean "url"?'],
+    [{ sevrers: { a: stdio } }, "sevrers", 'unknown option; did you mean "servers"?'],
+    [{ servers: { a: stdio }, clientInfo: { nmae: "x", version: "1" } }, "clientInfo.nmae", 'unknown option; did you mean "name"?'],
+    // Every level of a server entry, within two edits (a swap of neighbours counts as one).
+    [{ servers: { a: { ...stdio, timoutMs: 5 } } }, "servers.a.timoutMs", 'unknown option; did you mean "timeoutMs"?'],
+    [{ servers: { a: { ...stdio, evn: {} } } }, "servers.a.evn", 'unknown option; did you mean "env"?'],
+    [{ servers: { a: { transport: "http", url: "https://x/mcp", headres: {} } } }, "servers.a.headres", 'unknown option; did you mean "headers"?'],
+    [{ servers: { a: { ...stdio, reconect: {} } } }, "servers.a.reconect", 'unknown option; did you mean "reconnect"?'],
+    [{ servers: { a: { ...stdio, retry: { retrys: 1 } } } }, "servers.a.retry.retrys", 'unknown option; did you mean "retries"?'],
+    [{ servers: { a: { ...stdio, breaker: { failureTreshold: 1 } } } }, "servers.a.breaker.failureTreshold", 'unknown option; did you mean "failureThreshold"?'],
+    [{ servers: { a: { ...stdio, errorCodes: { [-32003]: { reason: "rate_limited", transiet: true } } } } }, "servers.a.errorCodes.-32003.transiet", 'unknown option; did you mean "transient"?'],
+    [{ servers: { a: { client, exposeTool: false } } }, "servers.a.exposeTool", 'unknown option; did you mean "exposeTools"?'],
+    [{ servers: { a: stdio }, tools: { x: { retyr: {} } } }, "tools.x.retyr", 'unknown option; did you mean "retry"?'],
+    [{ servers: { a: stdio }, errors: { mdoe: "throw" } }, "errors.mdoe", 'unknown option; did you mean "mode"?'],
+    // A short key is allowed one edit: `env` on an HTTP server is not a misspelt `era`.
+    [{ servers: { a: { transport: "http", url: "https://x/mcp", env: {} } } }, "servers.a.env", "unknown option; expected one of transport, era, url"],
   ])("names an unknown option: %j", (config, field, problem) => {
     const { field: named, message } = rejection(config);
     expect(named).toBe(field);
