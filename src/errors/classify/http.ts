@@ -4,7 +4,8 @@ import type { McpToolErrorFields } from "../McpToolError.js";
 import type { Reason } from "../reasons.js";
 import type { Classification, HttpResponseFacts, NormalizeContext } from "./context.js";
 import { looksLikeHtml, pageSummary } from "./html.js";
-import { fromJsonRpc } from "./jsonrpc.js";
+import { fromJsonRpc, rateLimitText } from "./jsonrpc.js";
+import { retryAfterFromData } from "./retryAfter.js";
 import { dropUndefined, isRecord, messageOf } from "./util.js";
 
 const SESSION_BODY = /session not found|unknown session|invalid session|session (is )?(expired|invalid|unknown)|server not initialized|mcp-session-id header is required|no valid session/i;
@@ -83,7 +84,13 @@ export function fromHttpStatus(status: number, raw: string, ctx: NormalizeContex
   if (status === 401) return as("unauthorized", {}, message + authDetail(status, facts));
   if (status === 403) return as("forbidden", {}, message + authDetail(status, facts));
   if (status === 408) return as("request_timeout", { outcome: "not_sent" });
-  if (status === 429) return as("rate_limited", { retryAfterMs });
+  if (status === 429) {
+    // SEP-3304: a JSON-RPC -32023 in the body states the wait in ms, and it wins over Retry-After (RL-9).
+    const limited = jsonRpcErrorIn(body);
+    const stated = limited ? retryAfterFromData(limited.data) : undefined;
+    const text = limited ? `HTTP 429: ${rateLimitText(limited.message, limited.data)}` : message;
+    return as("rate_limited", { retryAfterMs: stated ?? retryAfterMs, code: limited?.code, data: limited?.data }, text);
+  }
   if (status === 503 && ENVOY_RESET.test(body) && !ENVOY_NOT_FORWARDED.test(body)) return as("server_error", { outcome: "unknown" });
   // The proxy could not reach the server: 503, and Cloudflare's 521 (refused), 522 (timed out), 523 (unreachable).
   if (status === 503 || status === 521 || status === 522 || status === 523) return as("service_unavailable", { retryAfterMs });

@@ -12,6 +12,11 @@ const URL_ELICITATION_REQUIRED = -32042;
 const HEADER_MISMATCH = -32020;
 const MISSING_CLIENT_CAPABILITY = -32021;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/**
+ * SEP-3304 (proposed): RateLimited, its `data` typed as `{ retryAfterMs: number, limit?: number,
+ * remaining?: number }`. Over HTTP it comes with a 429, whose Retry-After it overrides.
+ */
+export const RATE_LIMITED = -32023;
 
 const RELAYED_PREFIX = /^MCP error -?\d+:\s*MCP error -?\d+:/;
 
@@ -72,8 +77,8 @@ export function fromJsonRpc(error: unknown, code: number, message: string, ctx: 
     };
   }
   const retryAfterMs = retryAfterFromData(data);
-  if (code === 429 || retryAfterMs !== undefined) {
-    return { reason: "rate_limited", message: text, overrides: { ...base, retryAfterMs } };
+  if (code === 429 || code === RATE_LIMITED || retryAfterMs !== undefined) {
+    return { reason: "rate_limited", message: rateLimitText(text, data), overrides: { ...base, retryAfterMs } };
   }
   // The SDK client's own output-schema checks reuse -32600 and -32602 for a result the server did send.
   if (/has an output schema but did not return structured content|Structured content does not match the tool's output schema|Failed to validate structured content/.test(text)) {
@@ -121,6 +126,13 @@ function fromNewCodes(code: number, text: string, data: unknown): Omit<Classific
     default:
       return undefined;
   }
+}
+
+/** "… (limit 100, 0 remaining)": the quota SEP-3304's `data` may state. */
+export function rateLimitText(text: string, data: unknown): string {
+  if (!isRecord(data)) return text;
+  const parts = [typeof data.limit === "number" ? `limit ${data.limit}` : undefined, typeof data.remaining === "number" ? `${data.remaining} remaining` : undefined].filter(Boolean);
+  return parts.length > 0 ? `${text} (${parts.join(", ")})` : text;
 }
 
 /** "… (the server supports 2026-07-28; we asked for 2025-11-25)". */

@@ -1,8 +1,9 @@
 import { isRecord } from "./util.js";
 
 /**
- * A server's wait hint in a JSON-RPC error's `data`, in milliseconds.
- * `data.retryAfterMs` is milliseconds; `data.retryAfter` is seconds, as in HTTP's Retry-After.
+ * A server's wait hint in a JSON-RPC error's `data`, in milliseconds. `data.retryAfterMs` is
+ * milliseconds (SEP-3304's -32023 RateLimited types it so) and wins; `data.retryAfter` is read as
+ * HTTP's Retry-After is: seconds, or an HTTP date.
  */
 export function retryAfterFromData(data: unknown): number | undefined {
   if (!isRecord(data)) return undefined;
