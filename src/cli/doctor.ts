@@ -7,6 +7,7 @@ import { normalize } from "../errors/normalize.js";
 import type { Reason } from "../errors/reasons.js";
 import { hintFor, safeMessage, type ModelTextOptions } from "../errors/text.js";
 import { Connection } from "../mcp/Connection.js";
+import { remedyFor } from "./remedies.js";
 
 /** What doctor found out about one server. */
 export interface ServerDiagnosis {
@@ -50,24 +51,12 @@ export interface DoctorReport {
 
 /** Options for {@link runDoctor}. */
 export interface DoctorOptions extends Pick<LoadMcpConfigOptions, "env"> {
-  /** How long each server may take to connect, unless its configuration says. @default 10000 */
+  /** How long each server may take to connect, unless its entry sets `connectTimeoutMs`. @default 10000 */
   connectTimeoutMs?: number;
 }
 
-/** What a person can do about a server that fails to connect, by reason. */
-const REMEDIES: Partial<Record<Reason, string>> = {
-  spawn_failed: "Install the command, or give its absolute path: the agent's PATH may differ from your shell's.",
-  connection_closed: "The process started and exited: run the command yourself to read its error.",
-  connection_refused: "Nothing listens there: start the server, or correct the host and port.",
-  dns_failure: "Check the host name in the URL.",
-  network_timeout: "The server did not answer in time: check that it is up, or raise connectTimeoutMs.",
-  tls_error: "The certificate is not trusted: point NODE_EXTRA_CA_CERTS at its CA file, or correct the URL (https vs http).",
-  unauthorized: "Check the credentials in `headers` (or the environment variable they come from).",
-  forbidden: "The credentials lack a permission or scope: ask for the one the message names.",
-  unexpected_response: "Something answered, but not an MCP server: check the URL's path (often /mcp) and any proxy in front.",
-  http_error: "The server rejected the request: check the URL's path and the transport (`http` or `sse`).",
-  service_unavailable: "The server is up but unavailable: try again later.",
-};
+/** How long each server may take to connect when neither doctor's caller nor its entry says. */
+export const DEFAULT_DOCTOR_TIMEOUT_MS = 10_000;
 
 /** Connects to every server in a configuration file (any format `loadMcpConfig` reads), makes no tool call, and reports. */
 export async function runDoctor(source: string | McpToolkitConfig, options: DoctorOptions = {}): Promise<DoctorReport> {
@@ -75,15 +64,20 @@ export async function runDoctor(source: string | McpToolkitConfig, options: Doct
   const config = typeof source === "string" ? await loadMcpConfig(source, { ...(options.env ? { env: options.env } : {}), onWarning: (w) => warnings.push(w) }) : source;
   const secrets = collectSecrets(config);
   const text: ModelTextOptions = { secrets: secrets.secrets, words: secrets.words, ...(config.errors?.redact ? { patterns: config.errors.redact } : {}) };
-  const servers = await Promise.all(Object.entries(config.servers).map(([name, server]) => diagnose(name, server, config, text, options.connectTimeoutMs ?? 10_000)));
+  const servers = await Promise.all(Object.entries(config.servers).map(([name, server]) => diagnose(name, server, config, text, options.connectTimeoutMs ?? DEFAULT_DOCTOR_TIMEOUT_MS)));
   return { source: typeof source === "string" ? source : "config", ok: servers.every((s) => s.ok), servers, warnings };
 }
 
-async function diagnose(name: string, server: ServerConfig, config: McpToolkitConfig, text: ModelTextOptions, connectTimeoutMs: number): Promise<ServerDiagnosis> {
+async function diagnose(name: string, server: ServerConfig, config: McpToolkitConfig, text: ModelTextOptions, defaultTimeoutMs: number): Promise<ServerDiagnosis> {
   const transport = "client" in server ? "client" : server.transport;
   const target = safeMessage(targetOf(server), { ...text, maxLength: 200 });
-  const connection = new Connection(name, { connectTimeoutMs, ...server }, config.clientInfo ?? DEFAULT_CLIENT_INFO);
+  const connectTimeoutMs = server.connectTimeoutMs ?? defaultTimeoutMs;
+  const connection = new Connection(name, { ...server, connectTimeoutMs }, config.clientInfo ?? DEFAULT_CLIENT_INFO);
   const started = performance.now();
+  // A timed-out connect rejects only once what it started has stopped (a stdio process gets
+  // seconds to exit): the time reported is the connect's own, which ended at its deadline.
+  let deadlineAt: number | undefined;
+  const deadline = setTimeout(() => (deadlineAt = performance.now()), connectTimeoutMs);
   try {
     const lease = await connection.lease();
     const connectMs = Math.round(performance.now() - started);
@@ -101,22 +95,24 @@ async function diagnose(name: string, server: ServerConfig, config: McpToolkitCo
     };
   } catch (thrown) {
     const error = normalize(thrown, { serverName: name });
+    const ended = error.reason === "network_timeout" && deadlineAt !== undefined ? deadlineAt : performance.now();
     return {
       name,
       transport,
       target,
       ok: false,
-      connectMs: Math.round(performance.now() - started),
+      connectMs: Math.round(ended - started),
       error: {
         reason: error.reason,
         kind: error.kind,
         transient: error.transient,
         message: safeMessage(error.message, text),
         hint: hintFor(error),
-        remedy: REMEDIES[error.reason] ?? hintFor(error),
+        remedy: remedyFor(error.reason, { transport, target, connectTimeoutMs }),
       },
     };
   } finally {
+    clearTimeout(deadline);
     await connection.close();
   }
 }

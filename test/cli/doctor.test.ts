@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDoctor, type DoctorReport } from "../../src/cli/doctor.js";
+import { HINTS } from "../../src/errors/reasons.js";
 import { formatReport } from "../../src/cli/format.js";
 import { stdioFixtureCommand } from "../servers/stdio.js";
 
@@ -99,4 +100,34 @@ describe("doctor", () => {
     expect(byName.selfsigned).toMatchObject({ ok: false, transport: "http", error: { reason: "tls_error", transient: false } });
     expect(stdout).not.toContain("sk-doctor-secret-0123456789");
   }, 60_000);
+});
+
+describe("doctor on a command that is no MCP server", () => {
+  it("tells a person what to check and what to run, not the model's hint", async () => {
+    const path = join(dir, "cat.json");
+    writeFileSync(path, JSON.stringify({ mcpServers: { echo: { command: "cat" } } }));
+    const [echo] = (await runDoctor(path, { connectTimeoutMs: 10_000 })).servers;
+    expect(echo).toMatchObject({ ok: false, transport: "stdio", target: "cat" });
+    // `cat` sends the client's own initialize back, which the client answers "Method not found".
+    expect(echo!.error!.remedy).toContain("`cat` started but did not answer as an MCP server");
+    expect(echo!.error!.remedy).toContain("Run it yourself");
+    expect(Object.values(HINTS)).not.toContain(echo!.error!.remedy);
+    expect(echo!.error!.remedy).not.toBe(echo!.error!.hint);
+  }, 30_000);
+
+  it("counts the connect only, not the seconds a silent process takes to stop", async () => {
+    // Never answers and ignores its stdin closing, so stopping it takes the SDK's 2 s wait and a SIGTERM.
+    const path = join(dir, "silent.json");
+    writeFileSync(path, JSON.stringify({ mcpServers: { silent: { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] } } }));
+    const started = performance.now();
+    const [silent] = (await runDoctor(path, { connectTimeoutMs: 1500 })).servers;
+    expect(silent!.error!.reason).toBe("network_timeout");
+    expect(silent!.connectMs).toBeGreaterThanOrEqual(1500);
+    // Generous for a busy machine, and still below the 3500 ms the stop would add.
+    expect(silent!.connectMs).toBeLessThan(2500);
+    expect(performance.now() - started).toBeGreaterThan(silent!.connectMs);
+    expect(formatReport({ source: path, ok: false, servers: [silent!], warnings: [] })).toContain(`failed after ${silent!.connectMs} ms: network_timeout`);
+    expect(silent!.error!.remedy).toContain("did not answer within 1500 ms");
+    expect(silent!.error!.remedy).toContain("doctor --timeout <ms>");
+  }, 30_000);
 });
