@@ -1,5 +1,6 @@
 import { errorFor, isMcpToolError, type McpToolError } from "./McpToolError.js";
 import type { Classification, NormalizeContext } from "./classify/context.js";
+import { fromFetchRefusal } from "./classify/fetch.js";
 import { fromHttpStatus, httpStatus, isUnexpectedContentType, unexpectedResponse } from "./classify/http.js";
 import { fromJsonRpc, jsonRpcCode } from "./classify/jsonrpc.js";
 import { connectionClosed, timeoutMessage } from "./classify/local.js";
@@ -23,10 +24,16 @@ const NO_OVERRIDES = Object.freeze({});
  */
 export function normalize(error: unknown, context: NormalizeContext = {}): McpToolError {
   if (isMcpToolError(error)) return error;
-  // A caller handing us the tool's answer asks what the tool said, not what went wrong on the way.
-  const answered = fromResult(error, context);
-  if (answered) return answered;
-  const fields = classify(error, context);
+  let fields: Classification;
+  try {
+    // A caller handing us the tool's answer asks what the tool said, not what went wrong on the way.
+    const answered = fromResult(error, context);
+    if (answered) return answered;
+    fields = classify(error, context);
+  } catch {
+    // A Proxy whose traps throw, a getter that throws: still one failure to report, never a second.
+    fields = { reason: "unknown", message: "An error was thrown that could not be read." };
+  }
   return errorFor(fields.reason, fields.message, fields.overrides ?? NO_OVERRIDES, {
     toolName: context.toolName,
     serverName: context.serverName,
@@ -57,8 +64,9 @@ function classify(error: unknown, ctx: NormalizeContext): Classification {
   const status = httpStatus(error);
   if (status !== undefined) return fromHttpStatus(status, message, ctx);
   if (isUnexpectedContentType(error)) return unexpectedResponse(ctx, message);
-  // Before the SSE text match: the eventsource package flattens a certificate failure into its text.
-  const tls = fromTls(error, ctx);
+  // Before the SSE text match: the eventsource package flattens a certificate failure, or fetch's
+  // refusal of a port, into its text.
+  const tls = fromTls(error, ctx) ?? fromFetchRefusal(error, ctx);
   if (tls) return tls;
   if (isSseError(error)) return fromSseFailure(message, ctx);
 

@@ -1,6 +1,6 @@
 import type { Reason } from "../reasons.js";
 import type { Classification, NormalizeContext } from "./context.js";
-import { fromHttpStatus } from "./http.js";
+import { fromHttpStatus, unexpectedResponse } from "./http.js";
 import { connectionClosed, timeoutMessage } from "./local.js";
 import { fromSystem } from "./system.js";
 import { isRecord } from "./util.js";
@@ -29,7 +29,6 @@ const PLAIN: Readonly<Record<string, Reason>> = {
   INPUT_REQUIRED_ROUNDS_EXCEEDED: "elicitation_required",
   CLIENT_HTTP_AUTHENTICATION: "unauthorized",
   CLIENT_HTTP_FORBIDDEN: "forbidden",
-  CLIENT_HTTP_UNEXPECTED_CONTENT: "unexpected_response",
 };
 
 /**
@@ -45,6 +44,8 @@ export function fromSdkV2(error: unknown, code: string, message: string, ctx: No
   if (status !== undefined) return fromHttpStatus(status, body ? `${message}: ${body}` : message, ctx);
   const plain = PLAIN[code];
   if (plain) return { reason: plain, message };
+  // "Unexpected content type: text/html": said as the other paths say it, with the URL and what to check.
+  if (code === "CLIENT_HTTP_UNEXPECTED_CONTENT") return unexpectedResponse(ctx, message);
   switch (code) {
     case "REQUEST_TIMEOUT":
       // One code for our timer, the caller's abort and a broken stream; without context, the text tells.
