@@ -11,7 +11,7 @@ export { redact, redactValue, REDACTED } from "./errors/redact.js";
 export type { RedactOptions } from "./errors/redact.js";
 export { McpToolkit } from "./langchain/McpToolkit.js";
 export { createMcpTools } from "./langchain/createMcpTools.js";
-export type { CreateMcpToolsOptions } from "./langchain/createMcpTools.js";
+export type { CreateMcpToolsOptions, McpTools } from "./langchain/createMcpTools.js";
 export { McpTool } from "./langchain/McpTool.js";
 export type { McpToolMetadata } from "./langchain/McpTool.js";
 export {
