@@ -29,14 +29,18 @@ export function omitNulls(args: unknown, schema: Schema, lookup: SchemaLookup): 
 function containsNull(value: unknown, depth: number): boolean {
   if (value === null) return true;
   if (typeof value !== "object" || depth > MAX_DEPTH) return false;
-  for (const item of Array.isArray(value) ? value : Object.values(value)) {
-    if (containsNull(item, depth + 1)) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (containsNull(item, depth + 1)) return true;
+    return false;
   }
+  for (const item of Object.values(value)) if (containsNull(item, depth + 1)) return true;
   return false;
 }
 
 type Part = Schema | boolean;
 
+// Loops rather than flatMap and friends: this runs on a call's path, and allocates only for
+// what it leaves out.
 function walk(value: unknown, parts: readonly Part[], lookup: SchemaLookup, depth: number): unknown {
   if (typeof value !== "object" || value === null || depth > MAX_DEPTH) return value;
   const nodes = describing(parts, lookup);
@@ -46,37 +50,58 @@ function walk(value: unknown, parts: readonly Part[], lookup: SchemaLookup, dept
 }
 
 function walkObject(object: Record<string, unknown>, nodes: readonly Schema[], lookup: SchemaLookup, depth: number): Record<string, unknown> {
-  const required = new Set(nodes.flatMap((n) => (Array.isArray(n.required) ? n.required : [])));
-  const changes = new Map<string, unknown>();
+  let changes: Map<string, unknown> | undefined;
   for (const key of Object.keys(object)) {
-    const parts = nodes.flatMap((n) => (isRecord(n.properties) && Object.hasOwn(n.properties, key) ? [n.properties[key] as Part] : []));
-    if (parts.length === 0) continue;
     const value = object[key];
     if (value === null) {
       // Every part must accept null for the whole to accept it.
-      if (!required.has(key) && parts.some((p) => !acceptsNull(p, lookup))) changes.set(key, DROP);
+      if (!isRequired(nodes, key) && nodes.some((n) => rejectsNull(propertyOf(n, key), lookup))) (changes ??= new Map()).set(key, DROP);
       continue;
     }
+    if (typeof value !== "object") continue;
+    const parts: Part[] = [];
+    for (const node of nodes) {
+      const part = propertyOf(node, key);
+      if (part !== undefined) parts.push(part);
+    }
+    if (parts.length === 0) continue;
     const next = walk(value, parts, lookup, depth + 1);
-    if (next !== value) changes.set(key, next);
+    if (next !== value) (changes ??= new Map()).set(key, next);
   }
-  if (changes.size === 0) return object;
-  // fromEntries defines own properties, so a `__proto__` key stays a key and sets no prototype.
-  return Object.fromEntries(Object.entries(object).flatMap(([key, value]) => (!changes.has(key) ? [[key, value]] : changes.get(key) === DROP ? [] : [[key, changes.get(key)]])));
+  if (!changes) return object;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(object)) {
+    const value = changes.has(key) ? changes.get(key) : object[key];
+    // Defined, not assigned: a `__proto__` key stays a key and sets no prototype.
+    if (value !== DROP) Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
 }
 
 function walkItems(items: readonly unknown[], nodes: readonly Schema[], lookup: SchemaLookup, depth: number): unknown[] {
   // One schema for every item; tuple forms (an array of schemas) are left to the validator.
-  const parts = nodes.flatMap((n) => (n.items !== undefined && !Array.isArray(n.items) ? [n.items] : []));
+  const parts: Part[] = [];
+  for (const node of nodes) if (node.items !== undefined && !Array.isArray(node.items)) parts.push(node.items);
   if (parts.length === 0) return items as unknown[];
   let copy: unknown[] | undefined;
-  items.forEach((item, i) => {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
     const next = walk(item, parts, lookup, depth + 1);
-    if (next === item) return;
+    if (next === item) continue;
     copy ??= [...items];
     copy[i] = next;
-  });
+  }
   return copy ?? (items as unknown[]);
+}
+
+function propertyOf(node: Schema, key: string): Part | undefined {
+  const properties: unknown = node.properties;
+  return isRecord(properties) && Object.hasOwn(properties, key) ? (properties[key] as Part) : undefined;
+}
+
+function isRequired(nodes: readonly Schema[], key: string): boolean {
+  for (const node of nodes) if (Array.isArray(node.required) && node.required.includes(key)) return true;
+  return false;
 }
 
 /**
@@ -106,11 +131,13 @@ function nullOnly(node: Part | undefined): boolean {
   return type === "null" || (Array.isArray(type) && type.length === 1 && type[0] === "null") || node.const === null || (Array.isArray(node.enum) && node.enum.length === 1 && node.enum[0] === null);
 }
 
+/** Each property schema's verdict on null, asked once. */
 const nullVerdicts = new WeakMap<object, boolean>();
 
-/** Does this schema accept `null`? Asked of the validator, so its answer is the one that counts. */
-function acceptsNull(part: Part, lookup: SchemaLookup): boolean {
-  if (typeof part === "boolean") return part;
+/** Does this schema refuse `null`? Asked of the validator, so its answer is the one that counts. */
+function rejectsNull(part: Part | undefined, lookup: SchemaLookup): boolean {
+  if (part === undefined) return false;
+  if (typeof part === "boolean") return !part;
   let verdict = nullVerdicts.get(part);
   if (verdict === undefined) {
     try {
@@ -121,7 +148,7 @@ function acceptsNull(part: Part, lookup: SchemaLookup): boolean {
     }
     nullVerdicts.set(part, verdict);
   }
-  return verdict;
+  return !verdict;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
