@@ -112,13 +112,17 @@ const SHAPE_HINT = /-----BEGIN|eyJ|sk-|gh[pousr]_|github_pat_|glpat-|xox|ya29\.|
 // Compiled per word list; a toolkit's list never changes.
 const wordPatterns = new WeakMap<readonly string[], RegExp | null>();
 
-/** Replaces each word where no letter or digit touches it on either side. */
+// An escape sequence bounds a word too, though its last character is a letter ("\u001b[0m"):
+// cleaning removes it, and a terminal shows the word standing on its own after it.
+const AFTER_ESCAPE = String.raw`(?<=\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b[()*+\-./][0-~]|\u001b[@-Z\\-_])`;
+
+/** Replaces each word where no letter or digit touches it on either side (an escape before it counts as none). */
 function redactWords(text: string, words: readonly string[] | undefined): string {
   if (!words || words.length === 0) return text;
   let re = wordPatterns.get(words);
   if (re === undefined) {
     const alternatives = exactValues({ secrets: words }).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-    re = alternatives.length > 0 ? new RegExp(`(?<![A-Za-z0-9])(?:${alternatives.join("|")})(?![A-Za-z0-9])`, "g") : null;
+    re = alternatives.length > 0 ? new RegExp(`(?:(?<![A-Za-z0-9])|${AFTER_ESCAPE})(?:${alternatives.join("|")})(?![A-Za-z0-9])`, "g") : null;
     wordPatterns.set(words, re);
   }
   return re ? text.replace(re, REDACTED) : text;
@@ -243,24 +247,27 @@ function globalize(re: RegExp): RegExp {
  * for tool arguments and structured error data.
  */
 export function redactValue(value: unknown, options: RedactOptions = {}, depth = 0): unknown {
-  return copy(value, options, depth, new WeakSet());
+  return copy(value, (text) => redact(text, options), depth, new WeakSet());
 }
 
-function copy(value: unknown, options: RedactOptions, depth: number, ancestors: WeakSet<object>): unknown {
-  if (typeof value === "string") return redact(value, options);
+function copy(value: unknown, redactString: (text: string) => string, depth: number, ancestors: WeakSet<object>): unknown {
+  if (typeof value === "string") return redactString(value);
+  // JSON cannot hold a BigInt: the artifact and an event's JSON must stay serializable.
+  if (typeof value === "bigint") return String(value);
   if (typeof value !== "object" || value === null) return value;
   if (value instanceof Date) return value;
   if (depth > 20) return "[…]";
   if (ancestors.has(value)) return "[Circular]";
   ancestors.add(value);
   try {
-    if (Array.isArray(value)) return value.map((v) => copy(v, options, depth + 1, ancestors));
+    if (Array.isArray(value)) return value.map((v) => copy(v, redactString, depth + 1, ancestors));
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       // The whole value under a secret-named key goes, objects included ({ credentials: {…} }).
-      const replaced = isSecretName(k) && v !== null && v !== undefined ? REDACTED : copy(v, options, depth + 1, ancestors);
+      const replaced = isSecretName(k) && v !== null && v !== undefined ? REDACTED : copy(v, redactString, depth + 1, ancestors);
+      // A key is text too: a server may key its data by a secret.
       // defineProperty keeps a "__proto__" key as data instead of changing the copy's prototype.
-      Object.defineProperty(out, k, { value: replaced, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, redactString(k), { value: replaced, enumerable: true, writable: true, configurable: true });
     }
     return out;
   } finally {

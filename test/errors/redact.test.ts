@@ -295,3 +295,18 @@ describe("no over-redaction", () => {
     expect(redactValue(args)).toEqual(args);
   });
 });
+
+describe("found by the property tests over every surface", () => {
+  it("takes a word-like secret out where an escape sequence stands right before it, as a terminal shows it alone", () => {
+    const words = ["hunter2hunter"];
+    for (const escape of ["\u001b[0m", "\u001b[1;31m", "\u001b(B", "\u009b33m"]) {
+      expect(redact(`a${escape}hunter2hunter b`, { words })).toBe(`a${escape}[REDACTED] b`);
+    }
+    // Still never inside another word.
+    expect(redact("ahunter2hunter b", { words })).toBe("ahunter2hunter b");
+  });
+
+  it("redacts a secret a server used as a key of its data, and keeps a BigInt serializable", () => {
+    expect(redactValue({ "s3cr3t-value!": 1, big: 10n }, { secrets: ["s3cr3t-value!"] })).toEqual({ [REDACTED]: 1, big: "10" });
+  });
+});

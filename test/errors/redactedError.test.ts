@@ -88,6 +88,7 @@ describe("a redacted error", () => {
 describe("one error class across copies", () => {
   it("recognises an McpToolError made by another copy of the class, as instanceof, normalize and retry do", async () => {
     // The query makes Vite load the module again: a second class, as a second build would have.
+    // @ts-expect-error TypeScript knows no module by a path with a query.
     const other = (await import("../../src/errors/McpToolError.js?another-copy")) as typeof import("../../src/errors/McpToolError.js");
     expect(other.McpToolError).not.toBe(McpToolError);
     const foreign = other.McpToolError.of("connection_refused", "connect ECONNREFUSED 127.0.0.1:1");

@@ -416,7 +416,10 @@ describe("wrapToolError", () => {
   });
 
   it("survives arguments that cannot be serialized", () => {
-    expect(wrapToolError(new Error("boom"), "search", { n: 1n })).toBe("Tool 'search' failed (unknown): boom Arguments: [unserializable arguments]");
+    // A BigInt reads as its digits; a toJSON that throws leaves nothing to show.
+    expect(wrapToolError(new Error("boom"), "search", { n: 1n })).toBe('Tool \'search\' failed (unknown): boom Arguments: {"n":"1"}');
+    const throwing = { toJSON: () => { throw new Error("no"); } };
+    expect(wrapToolError(new Error("boom"), "search", throwing)).toBe("Tool 'search' failed (unknown): boom Arguments: [unserializable arguments]");
     const circular: Record<string, unknown> = { a: 1 };
     circular.self = circular;
     expect(wrapToolError(new Error("boom"), "search", circular)).toBe('Tool \'search\' failed (unknown): boom Arguments: {"a":1,"self":"[Circular]"}');
