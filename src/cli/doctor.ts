@@ -5,7 +5,7 @@ import { collectSecrets } from "../config/secrets.js";
 import type { McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import type { Reason } from "../errors/reasons.js";
-import { hintFor, safeMessage, type ModelTextOptions } from "../errors/text.js";
+import { hintFor, redactError, safeMessage, type ModelTextOptions } from "../errors/text.js";
 import { Connection } from "../mcp/Connection.js";
 import { remedyFor } from "./remedies.js";
 
@@ -94,7 +94,8 @@ async function diagnose(name: string, server: ServerConfig, config: McpToolkitCo
       tools: toolsOf(connection.tools, server.trustAnnotations === true),
     };
   } catch (thrown) {
-    const error = normalize(thrown, { serverName: name });
+    // The one redaction every error gets on its way out of the library.
+    const error = redactError(normalize(thrown, { serverName: name }), text);
     const ended = error.reason === "network_timeout" && deadlineAt !== undefined ? deadlineAt : performance.now();
     return {
       name,
@@ -106,7 +107,7 @@ async function diagnose(name: string, server: ServerConfig, config: McpToolkitCo
         reason: error.reason,
         kind: error.kind,
         transient: error.transient,
-        message: safeMessage(error.message, text),
+        message: error.message,
         hint: hintFor(error),
         remedy: remedyFor(error.reason, { transport, target, connectTimeoutMs }),
       },

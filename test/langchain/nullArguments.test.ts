@@ -3,7 +3,8 @@
  * does not use; the client omits those before the call. Driven end to end: LangChain's
  * `tool.invoke` with a ToolCall, the toolkit, stdio, and a real server on each SDK line.
  */
-import { ToolMessage } from "@langchain/core/messages";
+import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { createAgent, fakeModel } from "langchain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpToolkit, type McpToolErrorJSON } from "../../src/index.js";
 import { filesStdioServer } from "../servers/files-stdio.js";
@@ -46,6 +47,17 @@ describe.each(["v1", "v2"] as const)("null for optional arguments, over stdio, %
 
     const search = await invoke(toolkit, "search_files", { path: "/", pattern: "*.ts", excludePatterns: null });
     expect(receivedBy(search)).toEqual({ path: "/", pattern: "*.ts" });
+  });
+
+  it("reaches the server from inside createAgent, where LangGraph's ToolNode runs the tool", async () => {
+    const model = fakeModel()
+      .respondWithTools([{ name: "read_text_file", args: { path: "/etc/hosts", head: null, tail: null }, id: "tc-0" }])
+      .respond(new AIMessage("done"));
+    const agent = createAgent({ model, tools: toolkit.getTools() });
+    const result = await agent.invoke({ messages: [{ role: "user", content: "read it" }] });
+    const message = result.messages.find((m: BaseMessage) => ToolMessage.isInstance(m)) as ToolMessage;
+    expect(message.status).toBe("success");
+    expect(receivedBy(message)).toEqual({ path: "/etc/hosts" });
   });
 
   it("still refuses null for a required argument, in one line naming the field, without calling the server", async () => {
