@@ -99,7 +99,11 @@ export const ReconnectOptionsSchema = options({
 export interface ReconnectOptions extends z.input<typeof ReconnectOptionsSchema> {}
 
 /** A fallback function for one tool; its answer is what the model reads. */
-export type FallbackFunction = (args: Record<string, unknown>, error: McpToolError) => Promise<string | CallToolResult>;
+/**
+ * Answers in place of a failed primary. `signal` aborts when the caller gives up or the call's
+ * timeout runs out; the call settles then whether or not the function heeds it.
+ */
+export type FallbackFunction = (args: Record<string, unknown>, error: McpToolError, signal: AbortSignal) => Promise<string | CallToolResult>;
 
 /** Policy for the tools a `tools` key matches. */
 export const ToolPolicySchema = options({

@@ -1,6 +1,10 @@
 import type { McpEvent } from "../events.js";
 import type { RunScript } from "./redis.js";
 import type { Script } from "./scripts.js";
+import { withDeadline } from "../policy/abort.js";
+
+/** What a script that did not answer within its deadline settles as. */
+const LATE = { late: true } as const;
 
 /**
  * Commands sent and not yet settled, at most. A client with an offline queue (ioredis's
@@ -44,14 +48,8 @@ export class Store {
       (error: unknown) => ({ error }),
     );
     void settled.finally(() => this.outstanding--);
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), deadlineMs);
-      timer.unref?.();
-    });
-    const outcome = await Promise.race([settled, late]);
-    clearTimeout(timer);
-    if (outcome === "timeout") {
+    const outcome = await withDeadline(deadlineMs, undefined, () => settled, () => LATE).catch(() => LATE);
+    if ("late" in outcome) {
       if (deadlineMs >= this.timeoutMs) this.down("timeout");
       return undefined;
     }

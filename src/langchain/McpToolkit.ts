@@ -1,7 +1,7 @@
 import { BaseToolkit } from "@langchain/core/tools";
 import type { JSONSchema } from "@langchain/core/utils/json_schema";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_CLIENT_INFO, validateConfig, type McpToolkitConfig } from "../config/index.js";
+import { DEFAULT_CLIENT_INFO, DEFAULT_ERROR_OPTIONS, DEFAULT_TOOLKIT_OPTIONS, validateConfig, type McpToolkitConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import { redactError, type ModelTextOptions } from "../errors/text.js";
@@ -96,7 +96,7 @@ export class McpToolkit extends BaseToolkit {
     try {
       // Loaded only here, so a toolkit without `sharedState` never loads fleet/.
       if (config.sharedState) toolkit.fleet = (await import("../fleet/FleetState.js")).joinFleet(config.sharedState, config, toolkit.guards, (event) => toolkit.events.emit(event));
-      await toolkit.connectAll([...toolkit.connections.keys()], config.onConnectionError ?? "throw");
+      await toolkit.connectAll([...toolkit.connections.keys()], config.onConnectionError ?? DEFAULT_TOOLKIT_OPTIONS.onConnectionError);
     } catch (error) {
       await toolkit.close();
       throw error;
@@ -240,7 +240,7 @@ export class McpToolkit extends BaseToolkit {
         ...(tool.annotations ? { annotations: tool.annotations } : {}),
       },
       execute: this.caller.executor(runtime),
-      errorMode: this.config.errors?.mode ?? "return",
+      errorMode: this.config.errors?.mode ?? DEFAULT_ERROR_OPTIONS.mode,
       text: () => this.textOptions(),
     });
   }

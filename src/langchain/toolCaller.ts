@@ -124,7 +124,7 @@ export class ToolCaller {
     const hook = this.parts.config.beforeFallback;
     const before = hook ? (error: McpToolError) => hook(runtime.identity.exposedName, args, error) : undefined;
     if (typeof fallback === "function") {
-      return functionFallback(fallback, args, (out): CallToolResult => (typeof out === "string" ? { content: [{ type: "text", text: out }] } : out), before);
+      return functionFallback(fallback, args, (out): CallToolResult => (typeof out === "string" ? { content: [{ type: "text", text: out }] } : out), before, runtime.policy.timeoutMs);
     }
     return {
       name: fallback,

@@ -6,7 +6,7 @@ import type { McpToolError } from "../errors/McpToolError.js";
 import { redactError, type ModelTextOptions } from "../errors/text.js";
 import { EventHub, type McpEventListener } from "../events.js";
 import { contentText } from "../mcp/content.js";
-import { raceAbort } from "../policy/abort.js";
+import { isControlFlow } from "../errors/controlFlow.js";
 import { breakerEvents, CircuitBreaker, type BreakerOptions } from "../policy/CircuitBreaker.js";
 import { fallbackNote, functionFallback } from "../policy/FallbackPolicy.js";
 import { runPipeline } from "../policy/pipeline.js";
@@ -58,16 +58,15 @@ export function wrapTool(tool: StructuredToolInterface, options: WrapToolOptions
   const attempt = async (args: Record<string, unknown>, config: ToolRunnableConfig | undefined, scope: AttemptScope, n: number): Promise<[unknown, unknown]> => {
     try {
       // Invoked with a tool call so a content_and_artifact tool hands back its artifact too.
-      const output = await raceAbort(
-        tool.invoke({ type: "tool_call", id: config?.toolCall?.id ?? `wrapped-${n}`, name: tool.name, args }, { ...config, signal: scope.signal }),
-        scope.signal,
-      );
+      const output = await scope.wait(tool.invoke({ type: "tool_call", id: config?.toolCall?.id ?? `wrapped-${n}`, name: tool.name, args }, { ...config, signal: scope.signal }));
       if (isBaseMessage(output) && ToolMessage.isInstance(output)) {
         if (output.status === "error") throw new Error(typeof output.content === "string" ? output.content : JSON.stringify(output.content));
         return [output.content, output.artifact];
       }
       return [output, undefined];
     } catch (error) {
+      // A LangGraph interrupt from the wrapped tool is control flow, not its failure.
+      if (isControlFlow(error)) throw error;
       throw normalizeForeign(error, { ...context, aborted: config?.signal?.aborted === true, timedOut: scope.timedOut, attempts: n });
     }
   };
@@ -80,7 +79,7 @@ export function wrapTool(tool: StructuredToolInterface, options: WrapToolOptions
         policy,
         attempt: (scope, n) => attempt(args, config, scope, n),
         guards: { breaker },
-        ...(options.fallback ? { fallback: functionFallback(options.fallback, args, answerWithNote) } : {}),
+        ...(options.fallback ? { fallback: functionFallback(options.fallback, args, answerWithNote, undefined, policy.timeoutMs) } : {}),
         ...(events ? { events } : {}),
       },
       signal,

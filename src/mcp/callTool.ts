@@ -23,8 +23,6 @@ export interface ToolTarget {
   resetTimeoutOnProgress: boolean;
 }
 
-const noProgress = (): void => {};
-
 /** Asked after an attempt failed: may settle the attempt another way (`again` repeats it). */
 export interface AttemptRecovery {
   /** Does this failure call for it? Asked first, so most failures pass by without a step of its own. */
@@ -33,9 +31,12 @@ export interface AttemptRecovery {
 }
 
 /**
- * One attempt at an MCP tool call. Its failure is classified once, with everything the attempt
- * learnt on its way (`AttemptFacts`, read in attemptFailure.ts). The error is made for this
- * call alone, even when many calls met the same failed reconnect.
+ * One attempt at an MCP tool call, the same way for every call: under its scope (our timer, the
+ * caller's signal), it takes the live client or waits for the (re)connect, sends the call (or
+ * runs it as a task, or through input rounds) and tracks its requests so a broken answer stream
+ * or the toolkit's close ends it at once. Its failure is classified once, with everything the
+ * attempt learnt on its way (`AttemptFacts`, read in attemptFailure.ts). The error is made for
+ * this call alone, even when many calls met the same failed reconnect.
  */
 export function callToolOnce(
   target: ToolTarget,
@@ -48,111 +49,74 @@ export function callToolOnce(
   task?: TaskCall,
   recovery?: AttemptRecovery,
 ): Promise<CallToolResult> {
-  const { connection } = target;
   const facts: AttemptFacts = { target, args, scope, attempt, context, callerSignal, meta, task, recovery, abortedBeforeSend: false };
   const params = { name: target.mcpName, arguments: args, ...(meta ? { _meta: meta } : {}) };
-  let live: Lease | undefined;
-  try {
-    live = connection.current();
-    if (!live || !scope.sdkCanBound || waitsForInput(connection, live.client) || runsAsTask(task, live.client, connection, target.mcpName)) return recoverFrom(attemptLeased(facts, params, task), facts);
-  } catch (thrown) {
-    return recoverFrom(failed(facts, thrown), facts);
-  }
-  // The common case: a live connection and no total cap. The SDK's own timer bounds the call
-  // (and cancels it on the server). In memory and over stdio the caller's signal goes straight
-  // to it: no controller, timer or listener of ours. Over HTTP the attempt's requests are
-  // tracked, under one controller of the attempt's own. Chained, not awaited: see policy/chain.ts.
-  facts.lease = live;
-  facts.abortedBeforeSend = callerSignal?.aborted === true;
-  const tracked = connection.tracksStreams ? (facts.tracked = new TrackedAttempt(facts)) : undefined;
-  let sent: Promise<CallToolResult>;
-  try {
-    sent = sendCall(connection, live.client, params, context, callerSignal, {
-      ...(tracked ? { ...markRequests(tracked), signal: tracked.controller.signal } : callerSignal ? { signal: callerSignal } : {}),
-      timeout: scope.options.timeoutMs,
-      ...(scope.options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, onprogress: noProgress } : {}),
-    });
-  } catch (thrown) {
-    sent = Promise.reject(thrown);
-  }
-  return answered(sent, facts);
+  return recoverFrom(attemptOnce(facts, params, task), facts);
 }
 
-/**
- * The attempt's answer: a result, a domain error, or a failure to classify. Apart from
- * `callToolOnce`, so the handlers a call in flight holds keep `facts` alone (see policy/chain.ts).
- */
-function answered(sent: Promise<CallToolResult>, facts: AttemptFacts): Promise<CallToolResult> {
-  return sent.then(
-    (result) => {
-      facts.tracked?.end(false);
-      const domain = domainError(result, facts);
-      return domain ? recovered(domain, facts) : result;
-    },
-    (thrown: unknown) => {
-      let error: McpToolError | Promise<never>;
-      try {
-        if (isControlFlow(thrown)) throw thrown;
-        error = settled(facts, thrown);
-      } finally {
-        // After the failure is classified: ending the tracking forgets what the HTTP layer saw.
-        facts.tracked?.end(true);
-      }
-      return error instanceof Promise ? recoverFrom(error, facts) : recovered(error, facts);
-    },
-  );
+async function attemptOnce(facts: AttemptFacts, params: CallParams, task: TaskCall | undefined): Promise<CallToolResult> {
+  const { target, scope, context } = facts;
+  const { connection } = target;
+  // Each request the call writes is registered under its id, so a broken stream can end it,
+  // and the attempt itself, so the toolkit's close ends it.
+  const tracked = (facts.tracked = new TrackedAttempt(facts));
+  let threw = false;
+  let result: CallToolResult;
+  try {
+    const lease = connection.current() ?? (await connection.lease(scope.signal));
+    facts.lease = lease;
+    // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
+    facts.abortedBeforeSend = scope.signal.aborted;
+    const client = lease.client;
+    // A task's polls are not tied to the call's controller: each poll's stream ends as it
+    // answers while the call goes on, and a lost connection must not cancel the task.
+    result = runsAsTask(task, client, connection, target.mcpName)
+      ? await taskAttempt(client, params, task, scope, { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs)
+      : await sendCall(connection, client, params, context, scope, {
+          ...markRequests(tracked),
+          signal: scope.signal,
+          timeout: target.sdkTimeoutMs,
+          // The SDK's backstop is reset by progress too, or it would end a long tool our timer lets run.
+          ...(target.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, onprogress: () => scope.progress() } : {}),
+        });
+  } catch (thrown) {
+    threw = true;
+    return await failed(facts, thrown);
+  } finally {
+    tracked.end(threw);
+  }
+  const domain = domainError(result, facts);
+  if (domain) throw domain;
+  return result;
 }
 
 /**
  * The requests of one attempt, registered under their JSON-RPC ids, so an answer stream that
- * breaks, or the toolkit closing, ends the attempt at once through its controller. On the fast
- * path over HTTP or SSE the controller is made here, handed to the SDK as the request's signal
- * and made to follow the caller's: one per attempt, and no timer of ours.
+ * breaks ends the attempt at once through its scope's controller; and the attempt itself, so
+ * the toolkit's close ends it on any transport.
  */
 export class TrackedAttempt implements RequestIds {
-  readonly controller: AbortController;
-  private onCallerAbort: (() => void) | undefined;
   private untracks: Array<(failed: boolean) => void> | undefined;
+  private readonly leave: () => void;
 
-  /** @param controller the attempt's own, where it has one already (it then follows the caller itself). */
-  constructor(
-    private readonly facts: AttemptFacts,
-    controller?: AbortController,
-  ) {
-    if (controller) {
-      this.controller = controller;
-      return;
-    }
-    this.controller = new AbortController();
-    const caller = facts.callerSignal;
-    if (caller?.aborted) this.controller.abort(caller.reason);
-    else if (caller) {
-      const made = this.controller;
-      this.onCallerAbort = () => made.abort(caller.reason);
-      caller.addEventListener("abort", this.onCallerAbort, { once: true });
-    }
+  constructor(private readonly facts: AttemptFacts) {
+    this.leave = facts.target.connection.enter(facts.scope.controller);
+  }
+
+  get controller(): AbortController {
+    return this.facts.scope.controller;
   }
 
   sent(id: number): void {
     this.facts.id = id;
-    (this.untracks ??= []).push(this.facts.target.connection.track(id, this.controller));
+    (this.untracks ??= []).push(this.facts.target.connection.track(id, this.facts.scope.controller));
   }
 
   /** The attempt settled. A failed one gets no answer after this: a stream still open for one is closed. */
   end(failed: boolean): void {
-    if (this.onCallerAbort) this.facts.callerSignal?.removeEventListener("abort", this.onCallerAbort);
+    this.leave();
     if (this.untracks) for (const untrack of this.untracks) untrack(failed);
   }
-}
-
-/**
- * Inside a `.then`: the call's recovery where it applies, otherwise the error thrown (not
- * returned rejected: the promise it rejects is already awaited, so Node has no unhandled
- * rejection to track and then forget).
- */
-function recovered(error: McpToolError, facts: AttemptFacts): Promise<CallToolResult> {
-  if (!facts.recovery?.handles(error)) throw error;
-  return recoverOrReject(error, facts);
 }
 
 /** The attempt's outcome, unless it failed and the call's recovery settles it another way. */
@@ -166,54 +130,6 @@ function recoverOrReject(error: unknown, facts: AttemptFacts): Promise<CallToolR
   if (!recovery?.handles(error)) return Promise.reject(error);
   const again = () => callToolOnce(facts.target, facts.args, facts.scope, facts.attempt, facts.context, facts.callerSignal, facts.meta, facts.task, recovery);
   return recovery.retry(error, facts.scope, again);
-}
-
-/**
- * Can the answer start 2026-07-28 input rounds that wait on this server's input handler? The
- * SDK's timer bounds each request, not the wait between them: only our timer ends that wait
- * (through the signal the handler gets), so such an attempt needs it.
- */
-function waitsForInput(connection: Connection, client: AnyClient): boolean {
-  return isV2Client(client) && client.getProtocolEra() === "modern" && connection.input.handler !== undefined;
-}
-
-/**
- * An attempt that needs our own controller and timer: a (re)connect to wait for, a total cap,
- * input rounds that may wait on a handler, or a task. Its requests are tracked under that
- * controller, over any transport.
- */
-async function attemptLeased(facts: AttemptFacts, params: CallParams, task: TaskCall | undefined): Promise<CallToolResult> {
-  const { target, scope, context } = facts;
-  const { connection } = target;
-  // Each request the call writes is registered under its id, so a broken stream can end it.
-  const tracked = (facts.tracked = new TrackedAttempt(facts, scope.controller));
-  let threw = false;
-  let result: CallToolResult;
-  try {
-    const lease = await connection.lease(scope.signal);
-    facts.lease = lease;
-    const client = lease.client;
-    // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
-    facts.abortedBeforeSend = scope.signal.aborted;
-    // A task's polls are not tied to the call's controller: each poll's stream ends as it
-    // answers while the call goes on, and a lost connection must not cancel the task.
-    result = runsAsTask(task, client, connection, target.mcpName)
-      ? await taskAttempt(client, params, task, scope, { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs)
-      : await sendCall(connection, client, params, context, scope.signal, {
-          ...markRequests(tracked),
-          signal: scope.signal,
-          timeout: target.sdkTimeoutMs,
-          ...(target.resetTimeoutOnProgress ? { onprogress: () => scope.progress() } : {}),
-        });
-  } catch (thrown) {
-    threw = true;
-    return await failed(facts, thrown);
-  } finally {
-    tracked.end(threw);
-  }
-  const domain = domainError(result, facts);
-  if (domain) throw domain;
-  return result;
 }
 
 /** A result the tool answered with `isError` is its own failure, classified from the result. */
@@ -237,11 +153,12 @@ function failed(facts: AttemptFacts, thrown: unknown): Promise<never> {
 
 /**
  * Sends a tools/call. In 2026-07-28 the server may answer `input_required`: the rounds run here,
- * in the call's own async context, so an input handler can pause a LangGraph run.
+ * in the call's own async context, so an input handler can pause a LangGraph run; each wait on
+ * the handler ends when the attempt does, whether or not the handler heeds its signal.
  */
-function sendCall(connection: Connection, client: AnyClient, params: CallParams, context: CallContext, signal: AbortSignal | undefined, options: CallOptions): Promise<CallToolResult> {
+function sendCall(connection: Connection, client: AnyClient, params: CallParams, context: CallContext, scope: AttemptScope, options: CallOptions): Promise<CallToolResult> {
   if (!isV2Client(client) || client.getProtocolEra() !== "modern") return callToolWith(client, params, options);
   const { handler, maxRounds } = connection.input;
-  const inputContext = { serverName: connection.name, era: "modern" as const, ...(context.toolName ? { toolName: context.toolName } : {}), ...(signal ? { signal } : {}) };
-  return withInputRounds((p: CallParams) => callToolWith(client, p, { ...options, allowInputRequired: true }), params, { handler, maxRounds, context: inputContext });
+  const inputContext = { serverName: connection.name, era: "modern" as const, ...(context.toolName ? { toolName: context.toolName } : {}), signal: scope.signal };
+  return withInputRounds((p: CallParams) => callToolWith(client, p, { ...options, allowInputRequired: true }), params, { handler, maxRounds, context: inputContext, wait: (answer) => scope.wait(answer) });
 }

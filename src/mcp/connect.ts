@@ -9,6 +9,7 @@ import type { EraSetting, ServerConfig } from "../config/index.js";
 import { jsonRpcErrorIn } from "../errors/classify/http.js";
 import { answerRequests, inputCapabilities, type InputHandler } from "./input.js";
 import { McpToolError } from "../errors/McpToolError.js";
+import { withDeadline } from "../policy/abort.js";
 import { sseTransport, stdioTransport, streamableTransport, type StderrTail, type TransportProbe } from "./transports.js";
 
 /** Set when a connect ran out of time, so the attempt still running installs nothing. */
@@ -23,25 +24,32 @@ export interface PendingTransport {
 
 /**
  * Bounds a connect: the SDK's initialize can wait forever on a pipe that broke mid-handshake.
- * A connect that runs out of time has stopped what it started (`stop`: a process, a socket)
- * before it rejects, so a caller that gives up and exits leaves no orphan behind.
+ * A connect that runs out of time, or whose `signal` aborts (the toolkit closing), has stopped
+ * what it started (`stop`: a process, a socket) before it rejects, so a caller that gives up
+ * and exits leaves no orphan behind.
  */
-export async function withConnectTimeout<T>(ms: number, serverName: string, connect: (attempt: ConnectAttempt) => Promise<T>, stop: () => Promise<unknown>): Promise<T> {
+export async function withConnectTimeout<T>(
+  ms: number,
+  serverName: string,
+  signal: AbortSignal | undefined,
+  connect: (attempt: ConnectAttempt) => Promise<T>,
+  stop: () => Promise<unknown>,
+): Promise<T> {
   const attempt: ConnectAttempt = { abandoned: false };
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      attempt.abandoned = true;
-      const error = McpToolError.of("network_timeout", `Connecting to server '${serverName}' took longer than ${ms} ms.`, { serverName });
-      void stop().then(() => reject(error));
-    }, ms);
-  });
-  // Once abandoned, the attempt's own end (the transport we closed under it) is not the news: the timeout is.
-  const running = connect(attempt).catch((error: unknown) => (attempt.abandoned ? expired : Promise.reject(error)));
+  let expired = false;
+  const timedOut = () => {
+    expired = true;
+    return McpToolError.of("network_timeout", `Connecting to server '${serverName}' took longer than ${ms} ms.`, { serverName });
+  };
   try {
-    return await Promise.race([running, expired]);
-  } finally {
-    clearTimeout(timer);
+    return await withDeadline(ms, signal, () => connect(attempt), timedOut);
+  } catch (error) {
+    // Ended from outside (the deadline, the close): the attempt still running installs nothing.
+    if (expired || signal?.aborted) {
+      attempt.abandoned = true;
+      await stop();
+    }
+    throw error;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { withDeadline } from "../policy/abort.js";
 
 // Why a call's controller was aborted by its connection rather than by its caller or its timer;
 // the call reads the reason to classify its own failure.
@@ -35,9 +36,6 @@ const TERMINATE_TIMEOUT_MS = 1000;
 
 /** Sends the session's DELETE, waiting at most TERMINATE_TIMEOUT_MS (closing the transport then aborts it). */
 export async function terminateSession(transport: StreamableHTTPClientTransport): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, TERMINATE_TIMEOUT_MS)));
   // A server that does not support it answers 405, which the SDK accepts; any other failure changes nothing.
-  await Promise.race([transport.terminateSession().catch(() => undefined), timeout]);
-  clearTimeout(timer);
+  await withDeadline(TERMINATE_TIMEOUT_MS, undefined, () => transport.terminateSession(), () => undefined).catch(() => undefined);
 }

@@ -4,7 +4,7 @@
  * came from a renegotiation (after which another -32022 is final).
  */
 import type { Client, PriorDiscovery, Transport } from "@modelcontextprotocol/client";
-import type { EraSetting, ServerConfig } from "../config/index.js";
+import { DEFAULT_HTTP_ERA, DEFAULT_STDIO_ERA, type EraSetting, type ServerConfig } from "../config/index.js";
 import { normalize } from "../errors/normalize.js";
 import type { ConnectAttempt, EraChoice } from "./connect.js";
 
@@ -13,7 +13,7 @@ type OwnServer = Exclude<ServerConfig, { client: unknown }>;
 /** The era a server's config asks for; the legacy SSE transport only speaks the 2025 revisions. */
 export function eraSetting(config: OwnServer): EraSetting {
   if (config.transport === "sse") return "legacy";
-  return config.era ?? (config.transport === "stdio" ? "legacy" : "auto");
+  return config.era ?? (config.transport === "stdio" ? DEFAULT_STDIO_ERA : DEFAULT_HTTP_ERA);
 }
 
 /**

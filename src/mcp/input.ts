@@ -73,6 +73,8 @@ export interface InputRounds {
   handler: InputHandler | undefined;
   maxRounds: number;
   context: InputContext;
+  /** Bounds each wait on the handler by the call's own lifecycle (its timeout, the caller's abort). */
+  wait: <T>(answer: Promise<T>) => Promise<T>;
 }
 
 /**
@@ -105,12 +107,12 @@ async function answer(request: { method: string; params?: unknown }, rounds: Inp
   const server = context.serverName;
   if (request.method === "elicitation/create") {
     const params = request.params as ElicitRequest["params"];
-    if (handler?.elicit) return withDefaults(params, await handler.elicit(params, context));
+    if (handler?.elicit) return withDefaults(params, await rounds.wait(handler.elicit(params, context)));
     const what = params.mode === "url" ? `a person to visit ${String((params as { url?: unknown }).url)}` : "a person's answer";
     throw McpToolError.of("elicitation_required", `Server '${server}' needs ${what} before it can run the tool: ${params.message}`, { serverName: server });
   }
   if (request.method === "sampling/createMessage") {
-    if (handler?.sample) return handler.sample(request.params as CreateMessageRequest["params"], context);
+    if (handler?.sample) return rounds.wait(handler.sample(request.params as CreateMessageRequest["params"], context));
     throw McpToolError.of("capability_missing", `Server '${server}' asked for a model completion (sampling), and no input handler answers it.`, { serverName: server });
   }
   // Roots: this client offers none.

@@ -1,6 +1,7 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
 import { DEFAULT_KEEPALIVE_CHECK_AFTER_MS } from "../config/index.js";
 import { isRecord } from "../errors/normalize.js";
+import { withDeadline } from "../policy/abort.js";
 
 /**
  * The keep-alive race of pooled HTTP clients: a server or proxy closes a connection that sat idle
@@ -65,21 +66,13 @@ function isToolCall(init: RequestInit | undefined): boolean {
 async function checkConnections(base: FetchLike, url: string | URL, init: RequestInit | undefined): Promise<void> {
   const headers = new Headers(init?.headers);
   headers.delete("content-type");
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), CHECK_TIMEOUT_MS);
-  const outer = init?.signal;
-  const onAbort = () => controller.abort();
-  outer?.addEventListener("abort", onAbort, { once: true });
-  try {
-    const response = await base(url, { method: "OPTIONS", headers, signal: controller.signal });
+  const check = async (signal: AbortSignal) => {
+    const response = await base(url, { method: "OPTIONS", headers, signal });
     // Read to the end, so the connection goes back to the pool instead of being dropped.
     await response.arrayBuffer();
-  } catch {
-    // A dead connection was found and dropped, or the check was too slow: the call goes ahead.
-  } finally {
-    clearTimeout(timer);
-    outer?.removeEventListener("abort", onAbort);
-  }
+  };
+  // A dead connection was found and dropped, or the check was too slow: the call goes ahead either way.
+  await withDeadline(CHECK_TIMEOUT_MS, init?.signal ?? undefined, check, () => new Error("The connection check took too long.")).catch(() => undefined);
 }
 
 /** EPIPE anywhere in the cause chain: the write itself was refused, so nothing of it was sent. */

@@ -19,6 +19,7 @@ import { fromResult } from "../errors/fromResult.js";
 import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { normalize, type NormalizeContext } from "../errors/normalize.js";
 import type { Reason } from "../errors/reasons.js";
+import { follow, sleep } from "../policy/abort.js";
 import { type AnyClient, eraOf } from "./clients.js";
 
 /** Where a task stands. `completed`, `failed` and `cancelled` are final. */
@@ -275,16 +276,13 @@ class TaskRun {
    */
   private async send<T>(method: string, params: Record<string, unknown>, schema: z.ZodType<T>, alone?: { timeoutMs: number }): Promise<T> {
     const own = new AbortController();
-    const parent = alone ? undefined : this.controller.signal;
-    const forward = () => own.abort(parent?.reason);
-    if (parent?.aborted) own.abort(parent.reason);
-    parent?.addEventListener("abort", forward, { once: true });
+    const unfollow = follow(own, alone ? undefined : this.controller.signal);
     const remaining = this.deadline - Date.now();
     const timeout = alone?.timeoutMs ?? Math.min(Math.max(remaining, 0) + SDK_SLACK_MS, MAX_TIMER_MS);
     try {
       return (await this.client.request({ method, params }, schema, { signal: own.signal, timeout })) as T;
     } finally {
-      parent?.removeEventListener("abort", forward);
+      unfollow();
     }
   }
 
@@ -312,19 +310,4 @@ function quietly(callback: () => void): void {
   } catch {
     // A listener's failure is not the call's.
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const stop = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", stop);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", stop, { once: true });
-  });
 }

@@ -1,7 +1,9 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { FallbackFunction } from "../config/index.js";
-import { isServerFailure, type McpToolError } from "../errors/McpToolError.js";
+import { isControlFlow } from "../errors/controlFlow.js";
+import { isMcpToolError, isServerFailure, McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
+import { cancelled, withDeadline } from "./abort.js";
 import { begin } from "./chain.js";
 
 /** Where an answer came from when the primary failed: what the model and the artifact are told. */
@@ -23,8 +25,13 @@ export interface Fallback<T> {
   name: string;
   /** How the model is told who answered, e.g. `server 'backup'`. */
   from: string;
-  /** Produces the answer; `error` is the primary's failure. */
-  run: (error: McpToolError, signal: AbortSignal | undefined) => Promise<T>;
+  /** Produces the answer; `error` is the primary's failure; `signal` ends the wait for it. */
+  run: (error: McpToolError, signal: AbortSignal) => Promise<T>;
+  /**
+   * How long the fallback may take, in milliseconds; past it the call fails `request_timeout`.
+   * Unset for a fallback server: its own call runs under its own policy's timeouts.
+   */
+  timeoutMs?: number;
   /** Asked first; `"skip"` keeps the primary's error. */
   before?: (error: McpToolError) => "skip" | void | Promise<"skip" | void>;
 }
@@ -37,12 +44,14 @@ export function functionFallback<T>(
   fallback: FallbackFunction,
   args: Record<string, unknown>,
   shape: (answer: string | CallToolResult, error: McpToolError) => T,
-  before?: Fallback<T>["before"],
+  before: Fallback<T>["before"] | undefined,
+  timeoutMs: number,
 ): Fallback<T> {
   return {
     name: "function",
     from: "function",
-    run: async (error) => shape(await fallback(args, error), error),
+    timeoutMs,
+    run: async (error, signal) => shape(await fallback(args, error, signal), error),
     ...(before ? { before } : {}),
   };
 }
@@ -58,7 +67,9 @@ export interface WithFallback<T> {
  * Runs `primary`; when it fails because the server is unhealthy (transient, not the tool's
  * own `isError`, not the caller's cancel) and the caller has not aborted, runs the fallback.
  * Permanent and domain errors never fall back: another server would answer them the same.
- * A fallback that fails too reports both failures in one error.
+ * A fallback that fails too reports both failures in one error. The wait for the fallback ends
+ * at once on the caller's abort (`cancelled`) and after its `timeoutMs` (`request_timeout`),
+ * whether or not it heeds its signal.
  */
 export function runWithFallback<T>(
   primary: () => Promise<T>,
@@ -67,23 +78,45 @@ export function runWithFallback<T>(
 ): Promise<WithFallback<T>> {
   // Chained, not awaited (see chain.ts); without a fallback, every failure passes through as it is.
   const first = begin(primary);
-  return fallback ? first.then(valueOnly, (thrown: unknown) => fallBack(thrown as McpToolError, fallback, signal)) : first.then(valueOnly);
+  return fallback ? first.then(valueOnly, (thrown: unknown) => fallBack(thrown, fallback, signal)) : first.then(valueOnly);
 }
+
+/** The longest a timer can run: a fallback server's own call is bounded by its own policy. */
+const UNBOUNDED_MS = 2 ** 31 - 1;
 
 function valueOnly<T>(value: T): WithFallback<T> {
   return { value };
 }
 
 /** The primary failed: the fallback answers, when the failure and the caller allow it. */
-async function fallBack<T>(error: McpToolError, fallback: Fallback<T>, signal: AbortSignal | undefined): Promise<WithFallback<T>> {
+async function fallBack<T>(thrown: unknown, fallback: Fallback<T>, signal: AbortSignal | undefined): Promise<WithFallback<T>> {
+  if (isControlFlow(thrown) || !isMcpToolError(thrown)) throw thrown;
+  const error = thrown;
   if (!isServerFailure(error) || signal?.aborted) throw error;
-  if ((await fallback.before?.(error)) === "skip") throw error;
+  const context = { toolName: error.toolName ?? "", ...(error.serverName ? { serverName: error.serverName } : {}) };
+  const ms = fallback.timeoutMs ?? UNBOUNDED_MS;
+  const timedOut = () => McpToolError.of("request_timeout", `The fallback ${fallback.from} did not answer within ${ms} ms.`, { ...context, outcome: "unknown" });
+  // The hook is asked first; its own failure is a bug in it, reported as it is, not as the fallback's.
+  let hookFailed = false;
+  const answer = async (bounded: AbortSignal) => {
+    let verdict: "skip" | void;
+    try {
+      verdict = await fallback.before?.(error);
+    } catch (hookError) {
+      hookFailed = true;
+      throw hookError;
+    }
+    if (verdict === "skip") throw error;
+    return fallback.run(error, bounded);
+  };
   let value: T;
   try {
-    value = await fallback.run(error, signal);
+    value = await withDeadline(ms, signal, answer, timedOut);
   } catch (fallbackError) {
+    if (fallbackError === error || hookFailed || isControlFlow(fallbackError)) throw fallbackError;
+    if (signal?.aborted) throw cancelled(context, signal.reason);
     // A fallback function is the user's code and may throw anything.
-    const f = normalize(fallbackError);
+    const f = isMcpToolError(fallbackError) ? fallbackError : normalize(fallbackError);
     throw error.with({ message: `${error.message} The fallback ${fallback.from} also failed (${f.reason}): ${f.message}` });
   }
   return { value, fallback: { from: fallback.from, reason: error.reason, error, name: fallback.name } };

@@ -1,6 +1,6 @@
 import pRetry, { AbortError } from "p-retry";
 import { isControlFlow } from "../errors/controlFlow.js";
-import { McpToolError } from "../errors/McpToolError.js";
+import { isMcpToolError, type McpToolError } from "../errors/McpToolError.js";
 import { reasonInfo } from "../errors/reasons.js";
 import { isSafeToRetry } from "../errors/safeRepeat.js";
 import { DEFAULT_RETRY, type ResolvedRetry, type RetryOptions, type RetryUnknownOutcome } from "../config/index.js";
@@ -136,9 +136,11 @@ export async function retryAfterFirst<T>(
       },
     );
   } catch (thrown) {
+    // A LangGraph interrupt thrown by an attempt is control flow: it reaches the graph as it is.
+    if (isControlFlow(thrown)) throw thrown;
     // Anything but an attempt's own error is the caller's abort, met between attempts.
     const error =
-      thrown instanceof McpToolError ? thrown : cancelled(hooks.context, thrown, last.outcome === "not_sent" ? "not_sent" : "unknown");
+      isMcpToolError(thrown) ? thrown : cancelled(hooks.context, thrown, last.outcome === "not_sent" ? "not_sent" : "unknown");
     if (error.attempts === attempts && !giveUpNote) return Promise.reject(error);
     return Promise.reject(error.with({ attempts, ...(giveUpNote ? { message: `${error.message}${/[.!?…\]]$/.test(error.message) ? "" : "."} ${giveUpNote}` } : {}) }));
   }

@@ -1,6 +1,27 @@
 import { McpToolError } from "../errors/McpToolError.js";
 
-/** Small helpers that make waits end at once when a signal aborts. */
+/**
+ * The library's only helpers for signals and waits: one links a controller to a signal, one
+ * races a promise against a signal, one races a deadline, one sleeps. Every wait a call can
+ * meet is built from these, so each ends at once on an abort and never outlives its bound.
+ */
+
+/**
+ * Makes `controller` abort, with the same reason, when `signal` aborts (at once if it already
+ * has). Returns what detaches the listener; call it when the controller's work is over.
+ */
+export function follow(controller: AbortController, signal: AbortSignal | undefined): () => void {
+  if (!signal) return noop;
+  if (signal.aborted) {
+    controller.abort(signal.reason);
+    return noop;
+  }
+  const onAbort = () => controller.abort(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  return () => signal.removeEventListener("abort", onAbort);
+}
+
+function noop(): void {}
 
 /** Waits `ms`, rejecting at once with the signal's reason if it aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -28,7 +49,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) {
-    promise.catch(() => undefined);
+    promise.catch(noop);
     return Promise.reject(signal.reason);
   }
   return new Promise<T>((resolve, reject) => {
@@ -45,6 +66,30 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
       },
     );
   });
+}
+
+/**
+ * Runs `run` under a signal that aborts when `signal` does or `ms` pass, whichever is first,
+ * and settles as soon as that signal aborts, whether or not `run` heeds it: past the deadline
+ * with `onTimeout()`, on the caller's abort with its reason. The timer and listener end with it.
+ */
+export function withDeadline<T>(ms: number, signal: AbortSignal | undefined, run: (signal: AbortSignal) => Promise<T>, onTimeout: () => unknown): Promise<T> {
+  const controller = new AbortController();
+  const unfollow = follow(controller, signal);
+  const timer = setTimeout(() => controller.abort(onTimeout()), ms);
+  let running: Promise<T>;
+  try {
+    running = run(controller.signal);
+  } catch (error) {
+    running = Promise.reject(error);
+  }
+  // Once the signal aborted, what `run` does next (failing as its work is stopped) is not the news.
+  return raceAbort(running, controller.signal)
+    .catch((error: unknown) => Promise.reject(controller.signal.aborted ? controller.signal.reason : error))
+    .finally(() => {
+      clearTimeout(timer);
+      unfollow();
+    });
 }
 
 /** Who a call is for; policies that decide a failure themselves put it in the error. */

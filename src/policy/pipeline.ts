@@ -1,5 +1,5 @@
 import { isControlFlow } from "../errors/controlFlow.js";
-import { McpToolError } from "../errors/McpToolError.js";
+import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import type { EventHub } from "../events.js";
 import type { CallContext } from "./abort.js";
@@ -70,11 +70,7 @@ export function runPipeline<T, I = undefined>(spec: PipelineSpec<T, I>, signal?:
   return begin(() => (instrument ? instrument.call(spec.context, () => runCall(spec, signal, instrument, input as I)) : runCall(spec, signal, undefined, input as I)));
 }
 
-/**
- * The call itself. The first attempt, the common case, runs through every stage in one chained
- * step (see chain.ts): its timeout, its circuit's verdict and the call's events are settled in
- * the same `.then`. Only a failure enters the stages one by one: retry, then fallback.
- */
+/** The call itself: its first attempt, then, only if it failed, the retries and the fallback. */
 function runCall<T, I>(spec: PipelineSpec<T, I>, signal: AbortSignal | undefined, instrument: Instrumentation | undefined, input: I): Promise<WithFallback<T>> {
   return new PipelineCall(spec, signal, instrument, input).run();
 }
@@ -82,6 +78,8 @@ function runCall<T, I>(spec: PipelineSpec<T, I>, signal: AbortSignal | undefined
 /**
  * One call's state. A class, not closures over `runCall`'s variables: its stages are methods,
  * shared by every call, so a call in flight holds one object instead of a closure per stage.
+ * Every attempt, the first and each retry, takes the same way: the server's Retry-After, its
+ * breaker, then the attempt under its own scope.
  */
 class PipelineCall<T, I> {
   private readonly started = performance.now();
@@ -101,22 +99,13 @@ class PipelineCall<T, I> {
     return this.spec.report !== false && this.spec.events !== undefined && this.spec.events.listens(type);
   }
 
-  /**
-   * The attempt `run` ends itself: its scope and closed circuit, while the first attempt went
-   * straight to the server. Unset when the first attempt took a slower way (a Retry-After wait,
-   * a breaker not closed), which ends its attempt in `timed`.
-   */
-  private direct: { scope: AttemptScope; circuit: CircuitBreaker | undefined } | undefined;
-
   run(): Promise<WithFallback<T>> {
     const { events, context } = this.spec;
     if (this.reports("call")) events!.emit({ type: "call", ...context });
     this.retryStarted = performance.now();
-    // One `.then` ends the first attempt (its scope, its circuit's verdict) and the call.
-    return begin(() => this.first()).then(
-      (value) => this.succeeded({ value: this.direct ? this.ended(this.direct, value) : value }),
-      (thrown: unknown) => {
-        const first = this.direct ? this.endedBadly(this.direct, 1, thrown) : thrown;
+    return this.attempt(1).then(
+      (value) => this.succeeded({ value }),
+      (first: unknown) => {
         const recovering = this.recover(first);
         // Most failures end here, thrown at once: nothing to repeat and no fallback.
         if (!recovering) return this.failed(first);
@@ -126,16 +115,6 @@ class PipelineCall<T, I> {
         );
       },
     );
-  }
-
-  /** The first attempt: straight to the server when nothing stands in its way, else as any attempt. */
-  private first(): Promise<T> {
-    this.attempts = 1;
-    const { gate, breaker } = this.spec.guards ?? {};
-    if ((gate && gate.remainingMs > 0) || (breaker && !breaker.admitsDirectly(this.signal))) return this.attempt(1);
-    const scope = this.start();
-    this.direct = { scope, circuit: breaker };
-    return this.send(scope, 1);
   }
 
   private attempt(n: number): Promise<T> {
@@ -153,21 +132,20 @@ class PipelineCall<T, I> {
     return breaker.admitsDirectly(this.signal) ? this.timed(n, breaker) : breaker.execute(() => this.timed(n, undefined), this.signal, this.spec.context);
   }
 
-  /** One attempt under its timeout; `circuit` is the closed breaker it reports its end to. */
+  /** One attempt under its scope; `circuit` is the closed breaker it reports its end to. */
   private timed(n: number, circuit: CircuitBreaker | undefined): Promise<T> {
-    const ending = { scope: this.start(), circuit };
-    return this.send(ending.scope, n).then(
-      (value) => this.ended(ending, value),
+    this.spec.guards?.budget?.noteAttempt();
+    const scope = new AttemptScope(this.spec.policy, this.signal);
+    return this.send(scope, n).then(
+      (value) => {
+        scope.dispose();
+        return circuit ? circuit.succeeded(value) : value;
+      },
       (thrown: unknown) => {
-        throw this.endedBadly(ending, n, thrown);
+        scope.dispose();
+        throw this.endedBadly(circuit, n, thrown);
       },
     );
-  }
-
-  /** An attempt begins: counted against the retry budget, under its own scope. */
-  private start(): AttemptScope {
-    this.spec.guards?.budget?.noteAttempt();
-    return new AttemptScope(this.spec.policy, this.signal);
   }
 
   /** The attempt itself, inside the instrumentation's span when there is one. */
@@ -176,18 +154,13 @@ class PipelineCall<T, I> {
     return begin(() => (instrument ? instrument.attempt(spec.context, n, (meta) => spec.attempt(scope, n, meta, input)) : spec.attempt(scope, n, undefined, input)));
   }
 
-  /** An attempt answered: its timers end, and a closed circuit hears of it. */
-  private ended({ scope, circuit }: { scope: AttemptScope; circuit: CircuitBreaker | undefined }, value: T): T {
-    scope.dispose();
-    return circuit ? circuit.succeeded(value) : value;
-  }
-
-  /** An attempt failed: its timers end, and the Retry-After gate and a closed circuit hear of it. Returns the error to go on with. */
-  private endedBadly({ scope, circuit }: { scope: AttemptScope; circuit: CircuitBreaker | undefined }, n: number, thrown: unknown): unknown {
-    scope.dispose();
+  /** An attempt failed: the Retry-After gate and a closed circuit hear of it. Returns the error to go on with. */
+  private endedBadly(circuit: CircuitBreaker | undefined, n: number, thrown: unknown): unknown {
+    // Control flow (a LangGraph interrupt) is nobody's failure: it passes untouched.
+    if (isControlFlow(thrown)) return thrown;
     // An attempt classifies its own failures; anything else is a bug we still report well.
-    const error = isControlFlow(thrown) || thrown instanceof McpToolError ? thrown : normalize(thrown, { ...this.spec.context, attempts: n });
-    if (error instanceof McpToolError) this.spec.guards?.gate?.note(error);
+    const error = isMcpToolError(thrown) ? thrown : normalize(thrown, { ...this.spec.context, attempts: n });
+    this.spec.guards?.gate?.note(error);
     circuit?.noteFailure(error);
     return error;
   }
@@ -226,8 +199,8 @@ class PipelineCall<T, I> {
 
   /** The call failed: it rejects with an McpToolError (or a control-flow signal), whatever the user's hooks threw. */
   private failed(thrown: unknown): never {
-    const error = isControlFlow(thrown) || thrown instanceof McpToolError ? thrown : normalize(thrown, { ...this.spec.context, attempts: this.attempts });
-    if (error instanceof McpToolError && this.reports("error")) this.spec.events!.emit({ type: "error", ...this.spec.context, attempt: error.attempts, error });
+    const error = isControlFlow(thrown) || isMcpToolError(thrown) ? thrown : normalize(thrown, { ...this.spec.context, attempts: this.attempts });
+    if (isMcpToolError(error) && this.reports("error")) this.spec.events!.emit({ type: "error", ...this.spec.context, attempt: error.attempts, error });
     throw error;
   }
 }

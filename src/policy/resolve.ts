@@ -1,5 +1,5 @@
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_TIMEOUT_MS, type FallbackFunction, type McpToolkitConfig, type ToolPolicy } from "../config/index.js";
+import { DEFAULT_TIMEOUT_MS, DEFAULT_TOOL_POLICY, type FallbackFunction, type McpToolkitConfig, type ToolPolicy } from "../config/index.js";
 import { resolveRetry, type ResolvedRetry, type RetryOptions } from "./RetryPolicy.js";
 
 /** Everything the pipeline needs to run one tool, resolved once when the tool is built. */
@@ -112,9 +112,9 @@ export function resolvePolicy(tool: ToolIdentity, config: McpToolkitConfig): Res
   const policy: ResolvedPolicy = {
     retry: resolveRetry(...retryLayers),
     timeoutMs: pick("timeoutMs") ?? server?.timeoutMs ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    resetTimeoutOnProgress: pick("resetTimeoutOnProgress") ?? false,
+    resetTimeoutOnProgress: pick("resetTimeoutOnProgress") ?? DEFAULT_TOOL_POLICY.resetTimeoutOnProgress,
     idempotent: pick("idempotent") ?? annotated,
-    task: pick("task") ?? "auto",
+    task: pick("task") ?? DEFAULT_TOOL_POLICY.task,
   };
   const maxTotal = pick("maxTotalTimeoutMs");
   if (maxTotal !== undefined) policy.maxTotalTimeoutMs = maxTotal;

@@ -1,5 +1,6 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
-import type { McpToolError } from "../errors/McpToolError.js";
+import { isControlFlow } from "../errors/controlFlow.js";
+import { isMcpToolError, type McpToolError } from "../errors/McpToolError.js";
 import type { EventHub, McpEvent } from "../events.js";
 import type { CallContext } from "../policy/abort.js";
 import type { Instrumentation } from "../policy/pipeline.js";
@@ -88,7 +89,8 @@ export class ToolkitTelemetry implements Instrumentation {
       this.endCall(context, state, started, undefined, typeof fallback === "string" ? fallback : undefined);
       return out;
     } catch (error) {
-      this.endCall(context, state, started, error as McpToolError, undefined);
+      // A LangGraph interrupt (or any signal not ours) ends the call as what it is, never as a failure.
+      this.endCall(context, state, started, isMcpToolError(error) ? error : undefined, undefined, isControlFlow(error) ? "interrupted" : undefined);
       throw error;
     } finally {
       this.calls.delete(context);
@@ -125,7 +127,7 @@ export class ToolkitTelemetry implements Instrumentation {
     try {
       return await otelContext.with(ctx, () => run(meta));
     } catch (error) {
-      failure = error as McpToolError;
+      if (isMcpToolError(error)) failure = error;
       throw error;
     } finally {
       this.endAttempt(context, state, span, started, failure);
@@ -154,7 +156,7 @@ export class ToolkitTelemetry implements Instrumentation {
     }
   }
 
-  private endCall(context: CallContext, state: CallState, started: number, error: McpToolError | undefined, fallback: string | undefined): void {
+  private endCall(context: CallContext, state: CallState, started: number, error: McpToolError | undefined, fallback: string | undefined, other?: "interrupted"): void {
     const attempts = Math.max(state.attempts, error?.attempts ?? 0);
     const circuit = context.serverName ? (this.circuits.get(context.serverName) ?? "closed") : undefined;
     const span = state.span;
@@ -163,6 +165,7 @@ export class ToolkitTelemetry implements Instrumentation {
         [OURS.ATTEMPTS]: attempts,
         ...(circuit ? { [OURS.CIRCUIT_STATE]: circuit } : {}),
         ...(fallback ? { [OURS.FALLBACK_SERVER]: fallback } : {}),
+        ...(other ? { [OURS.RESULT]: other } : {}),
         ...(error ? { [SEMCONV.ERROR_TYPE]: error.reason, [OURS.OUTCOME]: error.outcome, [OURS.TRANSIENT]: error.transient } : {}),
       });
       if (error) this.markFailed(span, error);
@@ -172,7 +175,7 @@ export class ToolkitTelemetry implements Instrumentation {
       instruments().callDuration.record((performance.now() - started) / 1000, {
         [SEMCONV.GEN_AI_TOOL_NAME]: context.toolName,
         ...(context.serverName ? { [OURS.SERVER_NAME]: context.serverName } : {}),
-        [OURS.RESULT]: error ? "error" : fallback ? "fallback" : "ok",
+        [OURS.RESULT]: error ? "error" : (other ?? (fallback ? "fallback" : "ok")),
         ...(error ? { [SEMCONV.ERROR_TYPE]: error.reason } : {}),
       });
     }

@@ -1,0 +1,189 @@
+/**
+ * Where a connection's client comes from: one the toolkit opens itself (and may open again,
+ * watch, renegotiate and close), or one the user holds (taken as it is, never closed, never
+ * reopened). The connection asks this adapter and never branches on which it is.
+ */
+import { StreamableHTTPClientTransport, type Client, type Transport } from "@modelcontextprotocol/client";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerConfig } from "../config/index.js";
+import { isStdioTransport, listAllTools, transportOf, type AnyClient } from "./clients.js";
+import { connectTransport, newClient, type ConnectAttempt, type EraChoice, type PendingTransport } from "./connect.js";
+import { terminateSession } from "./connectionEnds.js";
+import { EraMemory, eraSetting, probeTimeoutMs } from "./era.js";
+import type { ToolCatalog } from "./ToolCatalog.js";
+import type { StderrTail, TransportProbe } from "./transports.js";
+
+/** A client opened and listed, not yet the connection's: `adopt` makes it so. */
+export interface Opened {
+  client: AnyClient;
+  transport: Transport;
+  tools: Tool[];
+  /** Called when the connection takes the client: it starts hearing the client's list changes. */
+  activate?: () => void;
+}
+
+/** How a connection that adopted a client hears it end. */
+export interface ClientEnds {
+  /** The client closed; `transportError` is the error it reported just before, if recent. */
+  onClose(transportError: string | undefined): void;
+}
+
+export interface ClientSource {
+  /** May the connection open again after its client closed? */
+  readonly reconnects: boolean;
+  /** Does a reset or a broken response stream lose only the request it hit? Over stdio the pipe is the connection. */
+  readonly breaksArePerRequest: boolean;
+  /** Opens (or takes) a client and lists its tools. On failure nothing is left open. */
+  open(attempt: ConnectAttempt): Promise<Opened>;
+  /** `opened` becomes the connection's client, as generation `generation`. */
+  adopt(opened: Opened, generation: number, isCurrent: () => boolean, ends: ClientEnds): void;
+  /** Is the adopted client still usable? */
+  isLive(opened: Opened): boolean;
+  /**
+   * The server refused our protocol version on generation `generation` (-32022). True when the
+   * next connect renegotiates; false when the error is final.
+   */
+  versionRefused(generation: number, current: boolean): boolean;
+  /** Lets go of the client; `terminate` ends the HTTP session first (the toolkit is closing). */
+  release(opened: Opened, terminate: boolean): Promise<void>;
+  /** Closes what a connect in progress opened (its timeout ran out, or the toolkit closed). */
+  abandon(): Promise<unknown>;
+}
+
+/** How recent a transport error must be to be reported as the cause of a close. */
+const CLOSE_CAUSE_WINDOW_MS = 1000;
+
+/** A client the toolkit opens from the server's config, in the era the config asks for or the one last learnt. */
+export class OwnClient implements ClientSource {
+  readonly reconnects: boolean;
+  private readonly eras = new EraMemory();
+  private readonly pending: PendingTransport = {};
+
+  constructor(
+    private readonly name: string,
+    private readonly config: Exclude<ServerConfig, { client: unknown }>,
+    private readonly clientInfo: { name: string; version: string },
+    private readonly probe: TransportProbe,
+    private readonly stderr: StderrTail,
+    private readonly catalog: ToolCatalog,
+    private readonly connectTimeoutMs: number,
+    reconnects: boolean,
+  ) {
+    this.reconnects = reconnects;
+  }
+
+  get breaksArePerRequest(): boolean {
+    return this.config.transport !== "stdio";
+  }
+
+  async open(attempt: ConnectAttempt): Promise<Opened> {
+    this.stderr.clear();
+    const { client, transport } = await this.connect(attempt);
+    let current = false;
+    // A quarter of the connect timeout, at most 2 s: a server slow to acknowledge the stream
+    // delays the connect that long, then the toolkit goes on without live lists.
+    const watching = this.catalog.watch(client, () => current, Math.max(1, Math.min(2_000, Math.floor(this.connectTimeoutMs / 4))));
+    try {
+      // Until this connect is done, a timeout must be able to close what it opened.
+      this.pending.transport = transport;
+      await watching.ready;
+      const tools = await listAllTools(client);
+      if (attempt.abandoned) throw new Error("The connect was abandoned after its timeout.");
+      const activate = () => {
+        current = true;
+        watching.adopt();
+      };
+      return { client, transport, tools, activate };
+    } catch (error) {
+      watching.drop();
+      await client.close().catch(() => undefined);
+      throw error;
+    } finally {
+      this.pending.transport = undefined;
+    }
+  }
+
+  adopt(opened: Opened, generation: number, isCurrent: () => boolean, ends: ClientEnds): void {
+    this.eras.connected(generation);
+    opened.activate?.();
+    const client = opened.client as Client;
+    let lastError: { message: string; at: number } | undefined;
+    client.onerror = (error) => {
+      lastError = { message: error.message, at: Date.now() };
+    };
+    client.onclose = () => {
+      if (!isCurrent()) return;
+      // Only an error right before the close explains it; older ones (a skipped garbage line) do not.
+      ends.onClose(lastError && Date.now() - lastError.at < CLOSE_CAUSE_WINDOW_MS ? lastError.message : undefined);
+    };
+  }
+
+  isLive(): boolean {
+    return true;
+  }
+
+  versionRefused(generation: number, current: boolean): boolean {
+    return this.eras.refused(generation, current);
+  }
+
+  async release(opened: Opened, terminate: boolean): Promise<void> {
+    const client = opened.client as Client;
+    client.onclose = undefined;
+    if (terminate && opened.transport instanceof StreamableHTTPClientTransport && opened.transport.sessionId) await terminateSession(opened.transport);
+    await client.close().catch(() => undefined);
+  }
+
+  abandon(): Promise<unknown> {
+    return Promise.allSettled([this.pending.transport?.close()]);
+  }
+
+  private connect(attempt: ConnectAttempt): Promise<{ client: Client; transport: Transport }> {
+    const config = this.config;
+    const probeMs = probeTimeoutMs(config.transport, this.connectTimeoutMs);
+    const input = { handler: config.inputHandler, serverName: this.name };
+    const open = (choice: EraChoice) => {
+      const client = newClient(this.clientInfo, choice, probeMs, input);
+      const legacy = () => newClient(this.clientInfo, { era: "legacy" }, probeMs, input);
+      return connectTransport(client, config, this.probe, this.stderr, this.pending, choice, legacy);
+    };
+    return this.eras.open(eraSetting(config), attempt, open, () => this.probe.responses.clear());
+  }
+}
+
+/**
+ * A client the user connected and holds: taken as it is, its handlers left as they were, never
+ * closed or reopened by the toolkit. It is read, not wrapped: the SDK drops a client's transport
+ * when it closes, so a client whose transport changed or went is no longer the one adopted.
+ */
+export class UserClient implements ClientSource {
+  readonly reconnects = false;
+
+  constructor(private readonly client: AnyClient) {}
+
+  get breaksArePerRequest(): boolean {
+    return !isStdioTransport(transportOf(this.client));
+  }
+
+  async open(): Promise<Opened> {
+    const transport = transportOf(this.client);
+    if (!transport) throw new Error("Not connected");
+    return { client: this.client, transport, tools: await listAllTools(this.client) };
+  }
+
+  adopt(): void {}
+
+  isLive(opened: Opened): boolean {
+    return opened.client.transport === opened.transport;
+  }
+
+  versionRefused(): boolean {
+    // A user's client is theirs to reconnect.
+    return false;
+  }
+
+  async release(): Promise<void> {}
+
+  abandon(): Promise<unknown> {
+    return Promise.resolve();
+  }
+}

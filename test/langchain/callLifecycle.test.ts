@@ -1,0 +1,188 @@
+/**
+ * One lifecycle for every call: whatever a call waits on (an input handler, a reconnect, a
+ * fallback function, the next attempt), the wait ends at the call's timeout and at once on the
+ * caller's abort; a LangGraph interrupt thrown on any attempt reaches the graph as it is.
+ */
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { ToolNode } from "@langchain/langgraph/prebuilt";
+import { afterEach, describe, expect, it } from "vitest";
+import { langGraphInputHandler, type McpInputInterrupt } from "../../src/agents.js";
+import { McpToolkit, type InputHandler, type McpEvent } from "../../src/index.js";
+import { closeAfterEach } from "../servers/cleanups.js";
+import { closesLater, replyOf } from "../servers/replies.js";
+import { startHttpFixture } from "../servers/http.js";
+import { startV2Http, type V2HttpMode } from "../servers/v2/http.js";
+import { registerSdk, type TestSdk } from "../telemetry/sdk.js";
+
+const cleanups = closeAfterEach();
+const later = closesLater(cleanups);
+
+/** Told when the deaf handler is asked. */
+let deafAsked: (() => void) | undefined;
+
+/** A person who never answers, and a handler that does not listen to its signal either. */
+const deaf: InputHandler = {
+  elicit: () => {
+    deafAsked?.();
+    return new Promise(() => {});
+  },
+};
+
+/** Runs `work` and reports how long it took to settle, in ms. */
+async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await work;
+  return { value, ms: performance.now() - started };
+}
+
+describe("an input handler that ignores its signal", () => {
+  it.each([
+    ["2026-07-28 (an input_required round)", "modern"],
+    ["the 2025 era (the server's elicitation request)", "legacy-session"],
+  ] as const)("is cut off at the call's timeout in %s", async (_, mode: V2HttpMode) => {
+    const http = later(await startV2Http({ mode }));
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href, inputHandler: deaf } }, timeoutMs: 1000, retry: { retries: 0 } }));
+    const { value: reply, ms } = await timed(replyOf(toolkit.getTool("confirm"), { action: "ship it" }));
+    expect(reply.error).toMatchObject({ reason: "request_timeout" });
+    // Bounded by the 1 s timeout, not by the handler (which never settles).
+    expect(ms).toBeLessThan(15_000);
+  });
+
+  it.each([
+    ["2026-07-28", "modern"],
+    ["the 2025 era", "legacy-session"],
+  ] as const)("is cut off at once when the caller aborts, in %s", async (_, mode: V2HttpMode) => {
+    const http = later(await startV2Http({ mode }));
+    // A timeout far longer than the test: only the abort can end the call in time.
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href, inputHandler: deaf } }, timeoutMs: 600_000, retry: { retries: 0 } }));
+    const controller = new AbortController();
+    const asked = new Promise<void>((resolve) => {
+      deafAsked = resolve;
+    });
+    const reply = replyOf(toolkit.getTool("confirm"), { action: "ship it" }, controller.signal);
+    await asked;
+    controller.abort(new Error("the user left"));
+    const { value, ms } = await timed(reply);
+    expect(value.error).toMatchObject({ reason: "cancelled" });
+    expect(ms).toBeLessThan(10_000);
+  });
+});
+
+describe("resetTimeoutOnProgress on a call that starts during a reconnect", () => {
+  it(
+    "lets a tool that reports progress run past timeoutMs and past the SDK's backstop",
+    async () => {
+      const http = later(await startHttpFixture());
+      const toolkit = later(
+        await McpToolkit.connect({
+          servers: { s: { transport: "http", url: http.url.href } },
+          timeoutMs: 1000,
+          tools: { slow: { resetTimeoutOnProgress: true } },
+        }),
+      );
+      // The server forgets the session: the call's first attempt meets a 404, and its second
+      // starts while the toolkit re-initializes.
+      await http.forgetSessions();
+      const events: string[] = [];
+      // Past 61 s, the SDK's backstop (timeoutMs + 60 s) unless progress resets it too.
+      const reply = await replyOf(toolkit.getTool("slow"), { ms: 62_000, progressEveryMs: 250 });
+      events.push(...http.state.calls);
+      expect(reply.error).toBeUndefined();
+      expect(events).toEqual(["slow"]);
+    },
+    120_000,
+  );
+});
+
+describe("a fallback function that never answers", () => {
+  /** A server that is down for good: every attempt is refused, transient, and falls back. */
+  async function downToolkit(fallback: (args: Record<string, unknown>, error: unknown, signal: AbortSignal) => Promise<string>, timeoutMs: number) {
+    const events: McpEvent[] = [];
+    // The server lists its tools, then goes away: every later attempt is refused.
+    const live = later(await startV2Http({ mode: "modern" }));
+    const toolkit = later(
+      await McpToolkit.connect({
+        servers: { s: { transport: "http", url: live.url.href } },
+        timeoutMs,
+        retry: { retries: 0 },
+        tools: { echo: { fallback } },
+        onEvent: (e) => events.push(e),
+      }),
+    );
+    await live.close();
+    return { toolkit, events };
+  }
+
+  it("settles at once as cancelled when the caller aborts", async () => {
+    let heard: AbortSignal | undefined;
+    let entered: () => void = () => {};
+    const started = new Promise<void>((resolve) => (entered = resolve));
+    const { toolkit } = await downToolkit((_args, _error, signal) => {
+      heard = signal;
+      entered();
+      return new Promise(() => {});
+    }, 600_000);
+    const controller = new AbortController();
+    const reply = replyOf(toolkit.getTool("echo"), { text: "hi" }, controller.signal);
+    await started;
+    controller.abort(new Error("the user left"));
+    const { value, ms } = await timed(reply);
+    expect(value.error).toMatchObject({ reason: "cancelled" });
+    expect(heard?.aborted, "the fallback's signal aborted too").toBe(true);
+    expect(ms).toBeLessThan(10_000);
+  });
+
+  it("ends after the call's timeout, reporting both failures", async () => {
+    const { toolkit } = await downToolkit(() => new Promise(() => {}), 800);
+    const { value, ms } = await timed(replyOf(toolkit.getTool("echo"), { text: "hi" }));
+    expect(value.error).toMatchObject({ reason: "connection_refused" });
+    expect(value.error!.message).toContain("The fallback function also failed (request_timeout)");
+    expect(ms).toBeLessThan(15_000);
+  });
+});
+
+describe("a LangGraph interrupt thrown on the second attempt", () => {
+  let sdk: TestSdk | undefined;
+  afterEach(async () => {
+    await sdk?.shutdown();
+    sdk = undefined;
+  });
+
+  it.each([["without a tracer", false], ["with an OpenTelemetry tracer registered", true]] as const)("reaches the graph, which pauses and resumes (%s)", async (_, traced) => {
+    if (traced) sdk = registerSdk();
+    const http = later(await startV2Http({ mode: "modern" }));
+    const events: McpEvent[] = [];
+    const toolkit = later(
+      await McpToolkit.connect({
+        servers: { s: { transport: "http", url: http.url.href, inputHandler: langGraphInputHandler() } },
+        tools: { confirm: { idempotent: true, retry: { retries: 2, minTimeout: 10, maxTimeout: 20 } } },
+        onEvent: (e) => events.push(e),
+      }),
+    );
+    // The first attempt meets a 503: the retry's attempt is the one the server asks for input on.
+    http.failNext(503, 1, { headers: { "retry-after": "0" } });
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("tools", new ToolNode(toolkit.getTools()))
+      .addEdge(START, "tools")
+      .addEdge("tools", END)
+      .compile({ checkpointer: new MemorySaver() });
+    const thread = { configurable: { thread_id: `t-${traced}` } };
+    const call = new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "confirm", args: { action: "refund order 7" } }] });
+
+    const paused = await graph.invoke({ messages: [new HumanMessage("Refund it."), call] }, thread);
+    const interrupts = (paused as { __interrupt__?: { value: McpInputInterrupt }[] }).__interrupt__ ?? [];
+    expect(interrupts.map((i) => i.value)).toMatchObject([{ type: "mcp_input", kind: "elicitation", toolName: "confirm" }]);
+    expect(events.filter((e) => e.type === "retry")).toHaveLength(1);
+    expect(events.filter((e) => e.type === "error")).toEqual([]);
+
+    const done = await graph.invoke(new Command({ resume: { action: "accept", content: { ok: true } } }), thread);
+    const reply = done.messages.filter((m) => ToolMessage.isInstance(m)).at(-1)!;
+    expect(reply).toMatchObject({ status: "success", content: "done: refund order 7" });
+    if (sdk) {
+      const calls = sdk.spans().filter((s) => s.name === "execute_tool confirm");
+      // The paused call's span says it was interrupted, not failed.
+      expect(calls.some((s) => s.attributes["langchain_mcp.result"] === "interrupted" && s.status.code !== 2)).toBe(true);
+    }
+  });
+});
