@@ -109,7 +109,7 @@ async function diagnose(name: string, server: ServerConfig, config: McpToolkitCo
         transient: error.transient,
         message: error.message,
         hint: hintFor(error),
-        remedy: remedyFor(error.reason, { transport, target, connectTimeoutMs }),
+        remedy: remedyFor(error.reason, { transport, target, connectTimeoutMs, ...("command" in server ? { program: safeMessage(server.command, { ...text, maxLength: 100 }) } : {}) }),
       },
     };
   } finally {

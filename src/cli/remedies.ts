@@ -9,6 +9,8 @@ export interface RemedySubject {
   transport: "stdio" | "http" | "sse" | "client";
   /** The command line or the URL, secrets redacted. */
   target: string;
+  /** For a stdio server, the program alone, redacted. */
+  program?: string;
   /** How long the connect was given, ms. */
   connectTimeoutMs: number;
 }
@@ -32,7 +34,7 @@ const timedOut: Remedy = (s) =>
     : `No answer from ${s.target} within ${s.connectTimeoutMs} ms: check that the server is up and reachable from here (\`curl -i ${s.target}\`), or raise the server's connectTimeoutMs (doctor --timeout <ms>).`;
 
 const REMEDIES: Partial<Record<Reason, Remedy>> = {
-  spawn_failed: "Install the command, or give its absolute path: the agent's PATH may differ from your shell's (`command -v <name>` shows yours).",
+  spawn_failed: (s) => `Install the command, or give its absolute path: the agent's PATH may differ from your shell's (\`command -v ${s.program ?? "<command>"}\` shows yours).`,
   connection_closed: (s) =>
     stdio(s)
       ? `The process started and exited: run \`${s.target}\` yourself to read its error (often a missing argument, environment variable or login).`

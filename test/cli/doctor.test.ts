@@ -70,6 +70,7 @@ describe("doctor", () => {
     expect(block("ghost")).toContain("spawn_failed");
     expect(block("ghost")).toContain("mcp-server-that-is-not-installed");
     expect(block("ghost")).toContain("fix: Install the command, or give its absolute path");
+    expect(block("ghost")).toContain("`command -v mcp-server-that-is-not-installed` shows yours");
 
     expect(block("down")).toContain("connection_refused");
     expect(block("down")).toContain("fix: Nothing listens there");

@@ -22,6 +22,7 @@ describe("remedyFor", () => {
 
   it("names the command to run for a stdio server, and the URL for a remote one", () => {
     expect(remedyFor("connection_closed", subjects[0])).toContain("run `mcp-files --root .` yourself");
+    expect(remedyFor("spawn_failed", { ...subjects[0], program: "mcp-files" })).toContain("`command -v mcp-files` shows yours");
     expect(remedyFor("network_timeout", subjects[1])).toContain("curl -i https://mcp.example.com/mcp");
     expect(remedyFor("method_not_found", subjects[1])).toContain("check the URL's path");
   });
