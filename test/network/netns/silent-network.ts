@@ -8,7 +8,7 @@
  * classified, as one JSON line.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readlinkSync, writeFileSync } from "node:fs";
 import { createServer, connect, type Socket } from "node:net";
 import type { ToolMessage } from "@langchain/core/messages";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -69,11 +69,24 @@ function forward(host: string, target: { host: string; port: number }): Promise<
  * deliver to and the kernel reports the host unreachable.
  */
 async function remoteHop(port: number): Promise<{ url: URL; cut: () => void; close: () => void }> {
-  const holder = spawn("unshare", ["-n", "sleep", "600"], { stdio: "ignore" });
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  const there = (...args: string[]) => run("nsenter", "-t", String(holder.pid), "-n", ...args);
+  // The other host's one process: it holds the namespace, learns on stdin where to forward, and
+  // exits when stdin closes, so it never outlives this process, however this one ends.
+  const script = `
+    const net = require("net");
+    process.stdin.once("data", (line) => {
+      const back = Number(String(line));
+      net.createServer((a) => { const b = net.connect(back, "10.9.0.1"); for (const s of [a, b]) s.on("error", () => {}); a.pipe(b).pipe(a); })
+        .listen(7000, "10.9.0.2", () => console.log("ready"));
+    });
+    process.stdin.on("end", () => process.exit(0));`;
+  const remote = spawn("unshare", ["-n", process.execPath, "-e", script], { stdio: ["pipe", "pipe", "inherit"] });
+  await new Promise((resolve) => remote.once("spawn", resolve));
+  const pid = String(remote.pid);
+  const there = (...args: string[]) => run("nsenter", "-t", pid, "-n", ...args);
+  // `unshare` execs node once the namespace exists; wait until the pid is in a namespace of its own.
+  for (let i = 0; i < 100 && readlinkSync(`/proc/${pid}/ns/net`) === readlinkSync("/proc/self/ns/net"); i++) await new Promise((r) => setTimeout(r, 20));
   run("ip", "link", "add", "v0", "type", "veth", "peer", "name", "v1");
-  run("ip", "link", "set", "v1", "netns", String(holder.pid));
+  run("ip", "link", "set", "v1", "netns", pid);
   run("ip", "addr", "add", "10.9.0.1/24", "dev", "v0");
   run("ip", "link", "set", "v0", "up");
   there("ip", "link", "set", "lo", "up");
@@ -82,8 +95,7 @@ async function remoteHop(port: number): Promise<{ url: URL; cut: () => void; clo
   // Address resolution gives up after 3 unanswered probes 100 ms apart (1 s each by default).
   writeFileSync("/proc/sys/net/ipv4/neigh/v0/retrans_time_ms", "100");
   const back = await forward("10.9.0.1", { host: "127.0.0.1", port });
-  const script = `require("net").createServer((a) => { const b = require("net").connect(${back.port}, "10.9.0.1"); for (const s of [a, b]) s.on("error", () => {}); a.pipe(b).pipe(a); }).listen(7000, "10.9.0.2", () => console.log("ready"));`;
-  const remote = spawn("nsenter", ["-t", String(holder.pid), "-n", process.execPath, "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  remote.stdin!.write(`${back.port}\n`);
   await new Promise((resolve) => remote.stdout!.once("data", resolve));
   return {
     url: new URL("http://10.9.0.2:7000/mcp"),
@@ -92,8 +104,7 @@ async function remoteHop(port: number): Promise<{ url: URL; cut: () => void; clo
       run("ip", "neigh", "flush", "dev", "v0");
     },
     close: () => {
-      remote.kill("SIGKILL");
-      holder.kill("SIGKILL");
+      remote.stdin!.end();
       back.close();
       run("ip", "link", "del", "v0");
     },
