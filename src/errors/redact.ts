@@ -119,9 +119,12 @@ const AFTER_ESCAPE = String.raw`(?<=\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*
 /** Replaces each word where no letter or digit touches it on either side (an escape before it counts as none). */
 function redactWords(text: string, words: readonly string[] | undefined): string {
   if (!words || words.length === 0) return text;
+  // Most text holds none of them: a plain search is much cheaper than the pattern's boundaries.
+  const variants = exactValues({ secrets: words });
+  if (!variants.some((w) => text.includes(w))) return text;
   let re = wordPatterns.get(words);
   if (re === undefined) {
-    const alternatives = exactValues({ secrets: words }).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+    const alternatives = variants.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
     re = alternatives.length > 0 ? new RegExp(`(?:(?<![A-Za-z0-9])|${AFTER_ESCAPE})(?:${alternatives.join("|")})(?![A-Za-z0-9])`, "g") : null;
     wordPatterns.set(words, re);
   }

@@ -166,7 +166,22 @@ export function nameWords(name: string): string[] {
  * `token_url`, `invalid_token`.
  */
 export function isSecretName(name: string): boolean {
-  if (!SECRET_NAME_HINT.test(name) || STATE_OF_A_SECRET.test(name)) return false;
+  if (!SECRET_NAME_HINT.test(name)) return false;
+  let verdict = verdicts.get(name);
+  if (verdict === undefined) {
+    // Names repeat (the same keys in every error's data, the same env names): judged once each.
+    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+    verdict = judge(name);
+    verdicts.set(name, verdict);
+  }
+  return verdict;
+}
+
+const verdicts = new Map<string, boolean>();
+const MAX_VERDICTS = 2048;
+
+function judge(name: string): boolean {
+  if (STATE_OF_A_SECRET.test(name)) return false;
   const words = nameWords(name);
   let secretAt = -1;
   words.forEach((word, i) => {
