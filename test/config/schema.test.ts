@@ -200,6 +200,28 @@ describe("validateConfig", () => {
     expect(message).toContain(`${field}: ${problem}`);
   });
 
+  it("rejects unknown keys in every object of the schema, however deep", () => {
+    // A loose object would drop a misspelt option without a word; each one must be `options(...)`.
+    const objects: string[] = [];
+    const seen = new Set<unknown>();
+    const walk = (schema: z.core.$ZodType, path: string): void => {
+      if (seen.has(schema)) return;
+      seen.add(schema);
+      const def = schema._zod.def as unknown as Record<string, unknown> & { type: string };
+      if (def.type === "object") {
+        const { shape, catchall } = def as unknown as { shape: Record<string, z.core.$ZodType>; catchall?: z.core.$ZodType };
+        objects.push(`${path}: ${catchall?._zod.def.type ?? "loose"}`);
+        for (const [key, field] of Object.entries(shape)) walk(field, `${path}.${key}`);
+        return;
+      }
+      for (const key of ["innerType", "in", "out", "valueType", "element"]) if (def[key]) walk(def[key] as z.core.$ZodType, path);
+      for (const option of (def.options as z.core.$ZodType[] | undefined) ?? []) walk(option, path);
+    };
+    walk(McpToolkitConfigSchema, "config");
+    expect(objects.length).toBeGreaterThan(10);
+    expect(objects.filter((o) => !o.endsWith(": never"))).toEqual([]);
+  });
+
   it.each([
     [{ servers: { a: {} } }, "servers.a.transport", 'expected "stdio", "http" or "sse" (or a "client"), got undefined'],
     [{ servers: { a: { command: "x" } } }, "servers.a.transport", 'expected "stdio", "http" or "sse" (or a "client"), got undefined'],
