@@ -1,18 +1,20 @@
-import type { StreamPipeOptions } from "node:stream/web";
 import type { FetchLike } from "@modelcontextprotocol/client";
 import type { HttpResponseFacts } from "../errors/normalize.js";
 import { parseRetryAfter } from "../errors/normalize.js";
+import { readJsonAnswer } from "./sdkInternals.js";
 import type { TransportProbe } from "./transports.js";
 
 /**
  * The fetch under both HTTP transports. The SDK's HTTP errors carry no headers and its
- * "Unexpected content type" no body, and a POST's response stream that breaks or ends without
- * the answer leaves the call waiting for its timeout. This fetch records, per JSON-RPC request,
- * what the response said beyond JSON-RPC, and reports a lost answer stream at once.
+ * "Unexpected content type" no body, so this fetch records, per JSON-RPC request, what a
+ * response that was no plain MCP answer said beyond JSON-RPC: the status, Retry-After,
+ * WWW-Authenticate, the page or stray JSON it held.
  *
- * The success path stays cheap: no body is copied or re-wrapped. An event stream is watched
- * through the one `pipeThrough` the SDK calls on it (a pipe it makes anyway), and a JSON body
- * through its `json()`.
+ * It never changes what the SDK reads. Only MCP messages are looked at: POSTs of JSON-RPC and
+ * the GETs that open an event stream. Everything else the SDK sends through this fetch (OAuth
+ * discovery, client registration, token requests, a session's DELETE) passes through untouched.
+ * No body is cut or re-wrapped: a page's excerpt is read from a clone, and a JSON answer is read
+ * where the SDK reads it. A broken answer stream is seen by the transport (answerStreams.ts).
  */
 
 /** Bodies read for a message (a page, a stray JSON) are cut here: enough for a title and a sentence. */
@@ -24,87 +26,84 @@ export const STREAM_REQUEST = -1;
 export interface ProbingFetchOptions {
   /** The fetch the requests go through (the server's `fetch` option). @default globalThis.fetch */
   base?: FetchLike;
-  /**
-   * Something that changes when the SDK schedules a resumption of a broken stream (the streamable
-   * transport does, after an event with an id): a stream it resumes is not lost.
-   */
-  resumeMarker?: () => unknown;
 }
 
 export function probingFetch(probe: TransportProbe, options: ProbingFetchOptions = {}): FetchLike {
   // Resolved per request, so a fetch replaced after construction (a test's stub, a polyfill) is used.
   const base: FetchLike = options.base ?? ((url, init) => fetch(url, init));
-  // Each POST carrying requests gets its own controller, linked to the transport's, so one
-  // request's stream can be closed alone.
-  const open = new Map<number, AbortController>();
-  const abandoned = new WeakSet<AbortController>();
-  probe.abandon = (id) => {
-    const request = open.get(id);
-    if (!request) return;
-    abandoned.add(request);
-    request.abort(new Error("The caller gave up on this request."));
-  };
-
   return async (url, init) => {
-    const ids = init?.method === "POST" ? requestIds(init.body) : [];
-    if (ids.length === 0) {
-      if ((init?.method ?? "GET") !== "GET") return base(url, init);
-      return watchOpening(await base(url, init), url, probe);
-    }
-    const own = linkedController(init?.signal);
-    for (const id of ids) open.set(id, own.controller);
-    const done = () => {
-      probe.lastActivity = performance.now();
-      own.unlink();
-      for (const id of ids) if (open.get(id) === own.controller) open.delete(id);
-    };
-    let response: Response;
-    try {
-      response = await base(url, { ...init, signal: own.controller.signal });
-    } catch (error) {
-      done();
-      throw error;
-    }
-    const record = (facts: Partial<HttpResponseFacts>) => {
-      const entry = { url: String(url), status: response.status, ...contentTypeOf(response), ...facts };
-      for (const id of ids) probe.responses.set(id, entry);
-    };
-    if (!response.ok) {
-      done();
-      record(failureFacts(response));
-      return response;
-    }
-    const type = mediaType(response.headers.get("content-type"));
-    if (type === "text/event-stream" && response.body) {
-      watchStream(response.body, {
-        ids,
-        done,
-        quiet: () => abandoned.has(own.controller) || init?.signal?.aborted === true,
-        lost: (error) => {
-          const marker = options.resumeMarker?.();
-          // After the SDK has read what the stream held and decided whether to resume it.
-          setImmediate(() => {
-            if (options.resumeMarker?.() === marker) probe.onStreamLost?.(ids, error);
-          });
-        },
-      });
-      return response;
-    }
-    if (type === "application/json") {
-      watchJson(response, done, record, (error) => probe.onStreamLost?.(ids, error));
-      return response;
-    }
-    if (response.status === 202 || !response.body) {
-      done();
-      return response;
-    }
-    // Neither JSON nor an event stream: the SDK cancels the body and says only "Unexpected content
-    // type". Read the start of it for the message (this is no success path).
-    const text = await excerpt(response);
-    done();
-    record({ body: text, unexpected: !text.trim() ? "empty" : /html/i.test(type ?? "") || /^\s*</.test(text) ? "html" : "content_type" });
-    return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const method = init?.method ?? "GET";
+    if (method === "POST" && isJsonRpcBody(init?.body)) return watchAnswer(await base(url, init), url, init.body, probe);
+    if (method === "GET" && asksForEventStream(init?.headers)) return watchOpening(await base(url, init), url, probe);
+    return base(url, init);
   };
+}
+
+/**
+ * Every JSON-RPC message has a `jsonrpc` member, and JSON.stringify writes its name as is:
+ * a body without it is no MCP message (a registration, a token request).
+ */
+function isJsonRpcBody(body: unknown): body is string {
+  return typeof body === "string" && body.includes('"jsonrpc"');
+}
+
+function asksForEventStream(headers: RequestInit["headers"]): boolean {
+  if (!headers) return false;
+  const accept = headers instanceof Headers ? headers.get("accept") : new Headers(headers).get("accept");
+  return accept?.toLowerCase().includes("text/event-stream") === true;
+}
+
+/** The answer to a POST: an event stream or a valid JSON answer costs nothing here beyond a look at its headers. */
+async function watchAnswer(response: Response, url: string | URL, body: string, probe: TransportProbe): Promise<Response> {
+  const record = (facts: Partial<HttpResponseFacts>) => {
+    const entry = { url: String(url), status: response.status, ...contentTypeOf(response), ...facts };
+    for (const id of requestIds(body)) probe.responses.set(id, entry);
+  };
+  if (!response.ok) {
+    record(failureFacts(response));
+    return response;
+  }
+  const type = mediaType(response.headers.get("content-type"));
+  if (type === "text/event-stream" || response.status === 202 || !response.body) return response;
+  if (type === "application/json") {
+    readJsonAnswer(response, (text) => readJson(text, record, probe, body));
+    return response;
+  }
+  // Neither JSON nor an event stream: the SDK reads the body away and says only "Unexpected
+  // content type". A copy's first bytes go into the message (this is no success path).
+  if (requestIds(body).length === 0) return response;
+  const text = await excerpt(response.clone());
+  record({ body: text, unexpected: !text.trim() ? "empty" : /html/i.test(type ?? "") || /^\s*</.test(text) ? "html" : "content_type" });
+  return response;
+}
+
+/**
+ * What `response.json()` does, and a record of a body that is no JSON-RPC. A body that breaks
+ * off is a lost answer, reported as a broken stream is.
+ */
+async function readJson(text: () => Promise<string>, record: (facts: Partial<HttpResponseFacts>) => void, probe: TransportProbe, request: string): Promise<unknown> {
+  let body: string;
+  try {
+    body = await text();
+  } catch (error) {
+    probe.onStreamLost?.(requestIds(request).filter((id): id is number => typeof id === "number"), error);
+    throw error;
+  } finally {
+    probe.lastActivity = performance.now();
+  }
+  if (!body.trim()) {
+    record({ unexpected: "empty" });
+    throw new SyntaxError("The server answered with an empty body.");
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(body);
+  } catch (error) {
+    record({ body: body.slice(0, EXCERPT_BYTES), unexpected: /^\s*</.test(body) ? "html" : "not_json_rpc" });
+    throw error;
+  }
+  if (!isJsonRpc(data)) record({ body: body.slice(0, 2000), unexpected: "not_json_rpc" });
+  return data;
 }
 
 /** What a failed response says beyond its status: the wait it asks for, the auth error it names. */
@@ -122,7 +121,7 @@ function contentTypeOf(response: Response): Pick<HttpResponseFacts, "contentType
   return type ? { contentType: type } : {};
 }
 
-/** A stream-opening GET: a failure or a page instead of an event stream is recorded for the connect error. */
+/** A stream-opening GET: a failure, or a page instead of an event stream, is recorded for the connect error. */
 async function watchOpening(response: Response, url: string | URL, probe: TransportProbe): Promise<Response> {
   const base = { url: String(url), status: response.status, ...contentTypeOf(response) };
   if (!response.ok) {
@@ -131,79 +130,9 @@ async function watchOpening(response: Response, url: string | URL, probe: Transp
   }
   const type = mediaType(response.headers.get("content-type"));
   if (type === "text/event-stream" || !response.body) return response;
-  const text = await excerpt(response);
+  const text = await excerpt(response.clone());
   probe.responses.set(STREAM_REQUEST, { ...base, body: text, unexpected: /^\s*</.test(text) ? "html" : text.trim() ? "content_type" : "empty" });
-  return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
-}
-
-interface StreamWatch {
-  ids: number[];
-  done: () => void;
-  /** Did we close this stream on purpose (the caller gave up, the transport closed)? */
-  quiet: () => boolean;
-  /** The stream broke (`error`) or ended (`undefined`). */
-  lost: (error: unknown) => void;
-}
-
-/**
- * Watches an event stream through the `pipeThrough` the SDK calls on it: the pipe is the same
- * one `pipeThrough` would make, so no chunk takes an extra step. Only its settling is observed.
- */
-function watchStream(body: ReadableStream<Uint8Array>, watch: StreamWatch): void {
-  const pipeThrough = <T>(transform: { writable: WritableStream<Uint8Array>; readable: ReadableStream<T> }, options?: StreamPipeOptions): ReadableStream<T> => {
-    // The destination is left to us on a break, so a stream we closed on purpose ends quietly.
-    body.pipeTo(transform.writable, { ...options, preventAbort: true }).then(
-      () => {
-        watch.done();
-        watch.lost(undefined);
-      },
-      (error: unknown) => {
-        watch.done();
-        if (watch.quiet()) {
-          transform.writable.close().catch(() => undefined);
-          return;
-        }
-        transform.writable.abort(error).catch(() => undefined);
-        watch.lost(error);
-      },
-    );
-    return transform.readable;
-  };
-  Object.defineProperty(body, "pipeThrough", { value: pipeThrough, configurable: true });
-}
-
-/**
- * Watches a JSON answer through the `json()` the SDK calls: a body that is no JSON-RPC is
- * recorded, and a body that breaks off is reported lost.
- */
-function watchJson(response: Response, done: () => void, record: (facts: Partial<HttpResponseFacts>) => void, lost: (error: unknown) => void): void {
-  const text = response.text.bind(response);
-  const json = async (): Promise<unknown> => {
-    let body: string;
-    try {
-      body = await text();
-    } catch (error) {
-      // The body broke off before the answer was whole: the answer is lost, as on a broken stream.
-      done();
-      lost(error);
-      throw error;
-    }
-    done();
-    if (!body.trim()) {
-      record({ unexpected: "empty" });
-      throw new SyntaxError("The server answered with an empty body.");
-    }
-    let data: unknown;
-    try {
-      data = JSON.parse(body);
-    } catch (error) {
-      record({ body: body.slice(0, EXCERPT_BYTES), unexpected: /^\s*</.test(body) ? "html" : "not_json_rpc" });
-      throw error;
-    }
-    if (!isJsonRpc(data)) record({ body: body.slice(0, 2000), unexpected: "not_json_rpc" });
-    return data;
-  };
-  Object.defineProperty(response, "json", { value: json, configurable: true });
+  return response;
 }
 
 function isJsonRpc(data: unknown): boolean {
@@ -211,9 +140,9 @@ function isJsonRpc(data: unknown): boolean {
   return Array.isArray(data) ? data.length > 0 && data.every(one) : one(data);
 }
 
-/** The first bytes of a body as text; the rest is cancelled. */
-async function excerpt(response: Response): Promise<string> {
-  const reader = response.body!.getReader();
+/** The first bytes of a body (a copy the SDK does not read) as text; the rest of the copy is cancelled. */
+async function excerpt(copy: Response): Promise<string> {
+  const reader = copy.body!.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
@@ -235,38 +164,23 @@ function mediaType(header: string | null): string | undefined {
   return header?.split(";", 1)[0]?.trim().toLowerCase();
 }
 
-/** A controller that aborts with `outer`; `unlink` drops the listener once the request is done. */
-function linkedController(outer: AbortSignal | null | undefined): { controller: AbortController; unlink: () => void } {
-  const controller = new AbortController();
-  if (!outer) return { controller, unlink: () => {} };
-  if (outer.aborted) {
-    controller.abort(outer.reason);
-    return { controller, unlink: () => {} };
-  }
-  const onAbort = () => controller.abort(outer.reason);
-  outer.addEventListener("abort", onAbort, { once: true });
-  return { controller, unlink: () => outer.removeEventListener("abort", onAbort) };
-}
-
 /**
- * The ids of the JSON-RPC requests in a POST body. The SDK writes `{"method":…,"jsonrpc":"2.0","id":N}`
- * with the id last, so the common case is read from the end without parsing the whole body (which
- * may hold megabytes of arguments).
+ * The ids of the JSON-RPC requests in a POST body, parsed as JSON (key order, spacing and batches
+ * do not matter). Read only where a response needs recording, never on the success path.
  */
-export function requestIds(body: unknown): number[] {
+export function requestIds(body: unknown): (number | string)[] {
   if (typeof body !== "string") return [];
-  // A notification (the SDK's cancels and acknowledgements) ends with the version and carries no id.
-  if (body.endsWith('"jsonrpc":"2.0"}') && body.startsWith('{"method":')) return [];
-  const tail = /"jsonrpc":"2\.0","id":(\d+)\}$/.exec(body.length > 64 ? body.slice(-64) : body);
-  if (tail && body.startsWith('{"method":')) return [Number(tail[1])];
-  if (!body.startsWith("[") && !body.includes('"method"')) return [];
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(body) as unknown;
-    const messages = Array.isArray(parsed) ? parsed : [parsed];
-    return messages
-      .filter((m): m is { id: number; method: string } => typeof m === "object" && m !== null && "method" in m && typeof (m as { id?: unknown }).id === "number")
-      .map((m) => m.id);
+    parsed = JSON.parse(body);
   } catch {
     return [];
   }
+  const ids: (number | string)[] = [];
+  for (const m of Array.isArray(parsed) ? parsed : [parsed]) {
+    if (typeof m !== "object" || m === null) continue;
+    const { method, id } = m as { method?: unknown; id?: unknown };
+    if (typeof method === "string" && (typeof id === "number" || typeof id === "string")) ids.push(id);
+  }
+  return ids;
 }

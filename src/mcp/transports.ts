@@ -1,11 +1,13 @@
 import type { ChildProcess } from "node:child_process";
-import { SSEClientTransport, SseError, StreamableHTTPClientTransport, type FetchLike, type Transport } from "@modelcontextprotocol/client";
+import { SSEClientTransport, SseError, type FetchLike, type SSEClientTransportOptions, type StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { DEFAULT_STDERR_LINES, type HttpServerConfig, type SseServerConfig, type StdioServerConfig } from "../config/index.js";
 import type { ExitInfo, HttpResponseFacts } from "../errors/normalize.js";
+import { AnswerWatchingTransport } from "./answerStreams.js";
 import { probingFetch } from "./httpProbe.js";
 import { tagRequests } from "./requestScope.js";
 import { type ActivityClock, keepAliveSafe } from "./keepAlive.js";
+import { childProcessOf } from "./sdkInternals.js";
 
 /** What a connection learns from its transport beyond JSON-RPC. */
 export interface TransportProbe extends ActivityClock {
@@ -13,9 +15,10 @@ export interface TransportProbe extends ActivityClock {
   exit?: ExitInfo;
   /**
    * What the HTTP layer saw of responses that were not a plain MCP answer (a failed status, a page,
-   * a stray JSON), by JSON-RPC request id; read once by the call that sent the request.
+   * a stray JSON), by JSON-RPC request id; read once by the call that sent the request. The
+   * client's own requests have numeric ids; its version probe (`server/discover`) a string one.
    */
-  readonly responses: Map<number, HttpResponseFacts>;
+  readonly responses: Map<number | string, HttpResponseFacts>;
   /**
    * Called with the JSON-RPC ids whose POST response stream broke (`error`) or ended (`undefined`)
    * and that the SDK will not resume; any of them still waiting lost its answer.
@@ -24,7 +27,7 @@ export interface TransportProbe extends ActivityClock {
   /** The legacy SSE transport's event stream broke or ended: every answer it was to carry is lost. */
   onEventStreamLost?: (transport: Transport, error: unknown) => void;
   /**
-   * Closes the response stream of a request the caller gave up on (set by `probingFetch`).
+   * Closes the response stream of a request the caller gave up on (set by the streamable transport).
    * A server never answers a cancelled request, so its stream would stay open, with its
    * socket, until the session ends.
    */
@@ -57,34 +60,45 @@ export class StderrTail {
   }
 }
 
-/** A stdio transport whose process's exit code and stderr tail are recorded in `probe`. */
-export function stdioTransport(config: StdioServerConfig, probe: TransportProbe, stderr: StderrTail): Transport {
-  const transport = new StdioClientTransport({
-    command: config.command,
-    args: config.args ?? [],
-    env: { ...getDefaultEnvironment(), ...config.env },
-    ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
-    stderr: "pipe",
-  });
-  tagRequests(transport);
-  transport.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
-  let child: ChildProcess | undefined;
-  const start = transport.start.bind(transport);
-  transport.start = async () => {
-    await start();
-    // The SDK keeps the child private and reports a close without its exit code; the
-    // child is read here once, right after spawn (pinned by a test against SDK 2.4).
-    child = (transport as unknown as { _process?: ChildProcess })._process;
-    child?.once("exit", (exitCode, signal) => {
-      probe.exit = { exitCode, signal, stderrTail: stderr.text() };
+/**
+ * A stdio transport whose process's exit code and stderr tail are recorded in `probe`, and whose
+ * `close()` resolves once the process is gone.
+ */
+class WatchedStdioTransport extends StdioClientTransport {
+  private child: ChildProcess | undefined;
+
+  constructor(
+    config: StdioServerConfig,
+    private readonly probe: TransportProbe,
+    private readonly stderrTail: StderrTail,
+  ) {
+    super({
+      command: config.command,
+      args: config.args ?? [],
+      env: { ...getDefaultEnvironment(), ...config.env },
+      ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
+      stderr: "pipe",
     });
-  };
-  const close = transport.close.bind(transport);
-  transport.close = async () => {
-    await close();
-    if (child) await reap(child);
-  };
-  return transport;
+    this.stderr?.on("data", (chunk: Buffer) => stderrTail.push(chunk));
+  }
+
+  override async start(): Promise<void> {
+    await super.start();
+    // The SDK reports a close without its exit code; the child is read once, right after spawn.
+    this.child = childProcessOf(this);
+    this.child?.once("exit", (exitCode, signal) => {
+      this.probe.exit = { exitCode, signal, stderrTail: this.stderrTail.text() };
+    });
+  }
+
+  override async close(): Promise<void> {
+    await super.close();
+    if (this.child) await reap(this.child);
+  }
+}
+
+export function stdioTransport(config: StdioServerConfig, probe: TransportProbe, stderr: StderrTail): Transport {
+  return tagRequests(new WatchedStdioTransport(config, probe, stderr));
 }
 
 /** How long close() waits for a process it SIGKILLed to exit (the kernel may hold one in I/O). */
@@ -125,15 +139,15 @@ function requestInit(config: HttpConfig): RequestInit {
 }
 
 export function streamableTransport(config: HttpServerConfig, probe: TransportProbe): StreamableHTTPClientTransport {
-  // Read by the probing fetch: a newly scheduled reconnection means the SDK resumes a broken stream
-  // itself (v2 keeps the scheduled attempt's canceller; pinned by a test against SDK 2.4).
-  let transport: StreamableHTTPClientTransport | undefined;
-  const resumeMarker = () => (transport as unknown as { _cancelReconnection?: unknown } | undefined)?._cancelReconnection;
-  transport = new StreamableHTTPClientTransport(new URL(String(config.url)), {
-    requestInit: requestInit(config),
-    fetch: probingFetch(probe, { base: baseFetch(config, probe), resumeMarker }),
-    ...(config.authProvider ? { authProvider: config.authProvider } : {}),
-  });
+  const transport = new AnswerWatchingTransport(
+    new URL(String(config.url)),
+    {
+      requestInit: requestInit(config),
+      fetch: probingFetch(probe, { base: baseFetch(config, probe) }),
+      ...(config.authProvider ? { authProvider: config.authProvider } : {}),
+    },
+    probe,
+  );
   return tagRequests(transport);
 }
 
@@ -144,22 +158,34 @@ export function streamableTransport(config: HttpServerConfig, probe: TransportPr
  * timeout. So a break after the connection is up is reported to the connection, which fails the
  * calls at once and re-initializes on the next one.
  */
+class WatchedSseTransport extends SSEClientTransport {
+  private started = false;
+
+  constructor(url: URL, options: SSEClientTransportOptions, probe: TransportProbe) {
+    super(url, options);
+    // Set before the client connects, which calls it first and then its own.
+    this.onerror = (error) => {
+      if (this.started && error instanceof SseError) probe.onEventStreamLost?.(this, error);
+    };
+    // Its answers have no stream of their own to close.
+    probe.abandon = undefined;
+  }
+
+  override async start(): Promise<void> {
+    await super.start();
+    this.started = true;
+  }
+}
+
 export function sseTransport(config: HttpServerConfig | SseServerConfig, probe: TransportProbe): SSEClientTransport {
-  const transport = new SSEClientTransport(new URL(String(config.url)), {
-    requestInit: requestInit(config),
-    fetch: probingFetch(probe, { base: baseFetch(config, probe) }),
-    ...(config.authProvider ? { authProvider: config.authProvider } : {}),
-  });
-  tagRequests(transport);
-  let started = false;
-  const start = transport.start.bind(transport);
-  transport.start = async () => {
-    await start();
-    started = true;
-  };
-  // Set before the client connects, which chains its own handler after this one.
-  transport.onerror = (error) => {
-    if (started && error instanceof SseError) probe.onEventStreamLost?.(transport, error);
-  };
-  return transport;
+  const transport = new WatchedSseTransport(
+    new URL(String(config.url)),
+    {
+      requestInit: requestInit(config),
+      fetch: probingFetch(probe, { base: baseFetch(config, probe) }),
+      ...(config.authProvider ? { authProvider: config.authProvider } : {}),
+    },
+    probe,
+  );
+  return tagRequests(transport);
 }
