@@ -52,7 +52,8 @@ function authParams(header: string | undefined): { error?: string; description?:
 /** What the server's WWW-Authenticate said, as a sentence; the scope is named for insufficient_scope. */
 function authDetail(status: number, facts: HttpResponseFacts | undefined): string {
   const { error, description, scope } = authParams(facts?.wwwAuthenticate);
-  if (!error && !description) return "";
+  // A first request without a token: the challenge names only what to ask for.
+  if (!error && !description) return scope && status === 401 ? ` The server asks for authorization with scope '${scope}'.` : "";
   // The description first: "invalid_token: <text>" would read to the redactor as a token's value.
   const parts = [description ? `The server says: ${description}${error ? ` (${error})` : ""}.` : `The server says ${error}.`];
   if (scope && (error === "insufficient_scope" || status === 403)) parts.push(`The token needs scope '${scope}'.`);
