@@ -55,8 +55,9 @@ export function keepAliveSafe(base: FetchLike, clock: ActivityClock, checkAfterM
   };
 }
 
+/** Read wherever the key stands in the body (JSON.stringify writes no spaces); a false match only costs one check. */
 function isToolCall(init: RequestInit | undefined): boolean {
-  return init?.method === "POST" && typeof init.body === "string" && init.body.startsWith('{"method":"tools/call"');
+  return init?.method === "POST" && typeof init.body === "string" && init.body.includes('"method":"tools/call"');
 }
 
 /**
