@@ -60,6 +60,11 @@ export interface ReasonInfo {
    * within the same call would meet the same guard, so it is never retried there.
    */
   readonly byGuard: boolean;
+  /**
+   * The failure is an answer from the server (it refused the session or the protocol version):
+   * proof that it is up, so the breaker counts it as health, never as a failure.
+   */
+  readonly serverAnswered: boolean;
 }
 
 const reason = (
@@ -68,8 +73,18 @@ const reason = (
   outcome: Outcome,
   label: string,
   hint: HintKey,
-  facts: { connection?: ConnectionEffect; byCaller?: boolean; byGuard?: boolean } = {},
-): ReasonInfo => ({ kind, transient, outcome, label, hint, connection: facts.connection ?? "kept", byCaller: facts.byCaller ?? false, byGuard: facts.byGuard ?? false });
+  facts: { connection?: ConnectionEffect; byCaller?: boolean; byGuard?: boolean; serverAnswered?: boolean } = {},
+): ReasonInfo => ({
+  kind,
+  transient,
+  outcome,
+  label,
+  hint,
+  connection: facts.connection ?? "kept",
+  byCaller: facts.byCaller ?? false,
+  byGuard: facts.byGuard ?? false,
+  serverAnswered: facts.serverAnswered ?? false,
+});
 
 /** Every reason this library produces, with its default verdict. */
 export const REASONS = {
@@ -87,7 +102,7 @@ export const REASONS = {
   header_mismatch: reason("protocol", false, "not_sent", "the request's headers did not match its body", "use_another_tool"),
   // -32022: the two sides share no protocol version (a server upgraded or rolled back under us). The
   // connection is dropped so the next attempt renegotiates the era; a second one in a row is permanent.
-  protocol_version_unsupported: reason("protocol", true, "not_sent", "no protocol version in common with the server", "use_another_tool", { connection: "lost" }),
+  protocol_version_unsupported: reason("protocol", true, "not_sent", "no protocol version in common with the server", "use_another_tool", { connection: "lost", serverAnswered: true }),
 
   // Transport: the pipe or the HTTP layer failed.
   connection_closed: reason("transport", true, "unknown", "connection closed", "reconnect", { connection: "lost" }),
@@ -105,7 +120,7 @@ export const REASONS = {
   service_unavailable: reason("transport", true, "not_sent", "service unavailable", "try_later"),
   unauthorized: reason("transport", false, "not_sent", "unauthorized", "person_must_act"),
   forbidden: reason("transport", false, "not_sent", "forbidden", "person_must_act"),
-  session_expired: reason("transport", true, "not_sent", "session expired", "reconnect", { connection: "lost" }),
+  session_expired: reason("transport", true, "not_sent", "session expired", "reconnect", { connection: "lost", serverAnswered: true }),
   stream_error: reason("transport", true, "unknown", "stream error", "try_later", { connection: "request" }),
 
   // Client side: decided by us.

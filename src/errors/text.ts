@@ -2,7 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { fromResult } from "./fromResult.js";
 import { McpToolError, type McpToolErrorJSON } from "./McpToolError.js";
 import { normalize, stripMcpPrefix } from "./normalize.js";
-import { decidedByCaller, HINTS, isReason, REASONS, type HintKey } from "./reasons.js";
+import { decidedByCaller, HINTS, isReason, reasonInfo, REASONS, type HintKey } from "./reasons.js";
 import { exactValues, longestSecret, MIN_SECRET_LENGTH, redact, redactExact, redactValue, type RedactOptions } from "./redact.js";
 
 /**
@@ -191,7 +191,8 @@ export function hintFor(error: McpToolError, options: { idempotent?: boolean } =
   const key: HintKey = isReason(error.reason) ? REASONS[error.reason].hint : "use_another_tool";
   if (key === "person_must_act" || key === "fix_arguments") return HINTS[key];
   if (error.outcome === "unknown" && !options.idempotent && !decidedByCaller(error.reason)) return HINTS.unknown_outcome;
-  if (error.transient && error.attempts > 1) return HINTS.retries_exhausted;
+  // A guard (the breaker) stopped the retries with attempts left: they were not exhausted.
+  if (error.transient && error.attempts > 1 && !reasonInfo(error.reason).byGuard) return HINTS.retries_exhausted;
   if (error.transient) return HINTS[key];
   return HINTS[key === "try_later" || key === "reconnect" ? "use_another_tool" : key];
 }

@@ -42,6 +42,8 @@ export class Connection {
   private live = false;
   private failures = 0;
   private nextAttemptAt = 0;
+  /** The generation last retired because the server answered (see `invalidate`). */
+  private retiredByAnswer = -1;
   /** Aborts once the toolkit closes: ends a backoff wait or a connect at once. */
   private readonly closing = new AbortController();
   private readonly stderr: StderrTail;
@@ -52,6 +54,8 @@ export class Connection {
   private readonly connectTimeoutMs: number;
   /** How the last connection ended, for error messages. */
   lastExit: ExitInfo | undefined;
+  /** Why the last connect failed, until one succeeds: the cause a call waiting on the next one reports. */
+  lastConnectError: McpToolError | undefined;
 
   constructor(
     readonly name: string,
@@ -94,8 +98,13 @@ export class Connection {
     return this.live && this.opened !== undefined && this.source.isLive(this.opened);
   }
 
-  /** Did the connection a lease came from close (or get replaced) since the lease was taken? */
+  /**
+   * Did the connection a lease came from close (or get replaced) since the lease was taken? Not
+   * when it was retired because the server answered (an expired session): its transport stayed
+   * open, and each call on it has its own answer.
+   */
   closedSince(lease: Lease): boolean {
+    if (lease.generation === this.retiredByAnswer) return false;
     return lease.generation !== this.generation || !this.isLive();
   }
 
@@ -181,11 +190,21 @@ export class Connection {
     return tools;
   }
 
-  /** Drops the current client so the next call reconnects (after an expired session, say). */
-  async invalidate(lease: Lease): Promise<void> {
+  /**
+   * Drops the current client so the next call reconnects. After an answer that proves the server
+   * up (an expired session), the old client is let go only once the calls still in flight on it
+   * have ended: each gets its own answer (its own 404, certainly not run, and is re-sent), rather
+   * than being cut off by a close.
+   */
+  async invalidate(lease: Lease, drain = false): Promise<void> {
     if (lease.generation !== this.generation || !this.live) return;
     this.live = false;
-    await this.release(false);
+    if (!drain) return this.release(false);
+    const retiring = this.opened;
+    this.retiredByAnswer = lease.generation;
+    this.catalog.stop();
+    this.opened = undefined;
+    if (retiring) void this.requests.afterCurrent().then(() => this.source.release(retiring, false));
   }
 
   /**
@@ -215,6 +234,7 @@ export class Connection {
       const lease = await withConnectTimeout(this.connectTimeoutMs, this.name, this.closing.signal, (attempt) => this.establish(attempt), stop);
       this.failures = 0;
       this.nextAttemptAt = 0;
+      this.lastConnectError = undefined;
       if (isReconnect) this.onEvent?.({ type: "reconnect", serverName: this.name, attempt: lease.generation - 1 });
       return lease;
     } catch (error) {
@@ -227,7 +247,8 @@ export class Connection {
       this.nextAttemptAt = Date.now() + delay;
       const response = this.requests.takeNewest();
       const url = this.url;
-      throw normalize(error, { serverName: this.name, exit: this.requests.probe.exit ?? this.lastExit, notSent: true, ...(url ? { url } : {}), ...(response ? { response } : {}) });
+      this.lastConnectError = normalize(error, { serverName: this.name, exit: this.requests.probe.exit ?? this.lastExit, notSent: true, ...(url ? { url } : {}), ...(response ? { response } : {}) });
+      throw this.lastConnectError;
     }
   }
 

@@ -13,6 +13,8 @@ export class RequestTracker {
   readonly probe: TransportProbe = { responses: new Map(), lastActivity: 0 };
   private readonly attempts = new Set<AbortController>();
   private readonly byId = new Map<number, AbortController>();
+  /** Waiters for every attempt of a snapshot to leave; rare (a client being retired), so a plain list. */
+  private drains: Array<{ pending: Set<AbortController>; done: () => void }> = [];
 
   /**
    * @param onEventStreamLost the legacy SSE event stream of `transport` broke: the connection
@@ -28,7 +30,25 @@ export class RequestTracker {
   /** An attempt begins: until the returned function is called, `endAll` aborts it. */
   enter(controller: AbortController): () => void {
     this.attempts.add(controller);
-    return () => this.attempts.delete(controller);
+    return () => {
+      this.attempts.delete(controller);
+      if (this.drains.length > 0) this.left(controller);
+    };
+  }
+
+  /** Resolves once every attempt under way now has ended (each is bounded by its own timeout). */
+  afterCurrent(): Promise<void> {
+    if (this.attempts.size === 0) return Promise.resolve();
+    return new Promise((done) => this.drains.push({ pending: new Set(this.attempts), done }));
+  }
+
+  private left(controller: AbortController): void {
+    this.drains = this.drains.filter((drain) => {
+      drain.pending.delete(controller);
+      if (drain.pending.size > 0) return true;
+      drain.done();
+      return false;
+    });
   }
 
   /**
@@ -68,6 +88,8 @@ export class RequestTracker {
     for (const controller of this.byId.values()) controller.abort(reason);
     this.attempts.clear();
     this.byId.clear();
+    for (const drain of this.drains) drain.done();
+    this.drains = [];
   }
 
   /** Aborts every request waiting on an answer stream that broke (`reason`), leaving the attempts registered. */

@@ -53,7 +53,7 @@ export function settled(facts: AttemptFacts, thrown: unknown): McpToolError | Pr
   }
   const effect = REASONS[error.reason].connection;
   if (lease && (effect === "lost" || (effect === "request" && !connection.breaksArePerRequest))) {
-    return connection.invalidate(lease).then(() => Promise.reject(error));
+    return connection.invalidate(lease, REASONS[error.reason].serverAnswered).then(() => Promise.reject(error));
   }
   return error;
 }
@@ -72,6 +72,13 @@ function classifyFailure(facts: AttemptFacts, thrown: unknown): McpToolError {
   const unsent = lease === undefined || facts.abortedBeforeSend;
   // A connection's own failure (a refused reconnect) is shared by every call that waited on it.
   if (isMcpToolError(thrown)) return thrown.with({ ...here, ...(unsent ? { outcome: "not_sent" } : {}) });
+  // The call's time ran out while the toolkit waited to reconnect (its backoff after failed
+  // connects): why the connects fail is the news, not the wait. Nothing was sent.
+  const waitedFor = lease === undefined && scope.timedOut && !callerSignal?.aborted ? connection.lastConnectError : undefined;
+  if (waitedFor) {
+    const timeout = scope.expiredAfter && "timeout" in scope.expiredAfter ? scope.expiredAfter.timeout : scope.options.timeoutMs;
+    return waitedFor.with({ ...here, outcome: "not_sent", message: `${waitedFor.message} The call's ${timeout} ms ran out while the toolkit waited to reconnect.` });
+  }
   const reason = endedBy(facts);
   // The toolkit closed under the call: its controller was aborted, or (on the fast path) the
   // closing client ended the request.

@@ -1,7 +1,7 @@
 import { DEFAULT_BREAKER, type BreakerOptions } from "../config/index.js";
 import { isControlFlow } from "../errors/controlFlow.js";
 import { isMcpToolError, isServerFailure, McpToolError } from "../errors/McpToolError.js";
-import { decidedByCaller } from "../errors/reasons.js";
+import { decidedByCaller, reasonInfo } from "../errors/reasons.js";
 import type { McpEvent } from "../events.js";
 import { cancelled, raceAbort, type CallContext } from "./abort.js";
 import { begin } from "./chain.js";
@@ -65,6 +65,8 @@ export type Verdict = "failure" | "healthy" | "no_evidence";
  */
 function verdictOf(error: unknown): Verdict {
   if (isControlFlow(error)) return "no_evidence";
+  // The server answered (it refused a session it forgot, or our version): it is up.
+  if (isMcpToolError(error) && reasonInfo(error.reason).serverAnswered) return "healthy";
   if (isServerFailure(error)) return "failure";
   if (isMcpToolError(error) && decidedByCaller(error.reason)) return "no_evidence";
   return "healthy";

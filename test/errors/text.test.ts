@@ -84,7 +84,13 @@ describe("toModelText: the one line the model reads", () => {
       expect(toModelText(err("invalid_params", "bad", { attempts: 4 })).endsWith(HINTS.fix_arguments)).toBe(true);
     });
 
-    it.each(["service_unavailable", "rate_limited", "connection_refused", "circuit_open", "network_timeout", "session_expired"] as const)(
+    it("does not say retries are exhausted when the breaker stopped them with attempts left", () => {
+      const text = toModelText(err("circuit_open", "paused", { attempts: 2 }));
+      expect(text).not.toContain(HINTS.retries_exhausted);
+      expect(text.endsWith(` ${HINTS.try_later}`)).toBe(true);
+    });
+
+    it.each(["service_unavailable", "rate_limited", "connection_refused", "network_timeout", "session_expired"] as const)(
       "tells the model to try later or use another tool when %s exhausted its retries",
       (reason) => {
         const text = toModelText(err(reason, "nope", { attempts: 3 }));

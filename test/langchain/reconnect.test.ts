@@ -83,17 +83,20 @@ describe("stdio servers", () => {
     expect(multisetExcess(activeResources(), before)).toEqual([]);
   });
 
-  it("kills a server that ignores stdin closing and SIGTERM, and close() waits until it is gone", async () => {
+  it("kills a server that ignores stdin closing and SIGTERM, in the background: close() returns within about a second", async () => {
     const before = activeResources();
     const baselineChildren = childPids().length;
     const toolkit = await McpToolkit.connect({
       servers: { stubborn: { transport: "stdio", ...stdioFixtureCommand(), env: { FIXTURE_STUBBORN: "1" } } },
     });
     expect((await toolkit.getTool("echo")!.invoke({ text: "alive" })) as string).toBe("alive");
+    const started = performance.now();
     await toolkit.close();
-    expect(childPids().length).toBe(baselineChildren);
-    expect(multisetExcess(activeResources(), before)).toEqual([]);
-  }, 20_000);
+    // The SDK's stdin-close, SIGTERM, SIGKILL sequence takes about 4 s for this server; close() does not wait for it.
+    expect(performance.now() - started).toBeLessThan(3_000);
+    await vi.waitFor(() => expect(childPids().length).toBe(baselineChildren), { timeout: 15_000 });
+    await vi.waitFor(() => expect(multisetExcess(activeResources(), before)).toEqual([]), { timeout: 5_000 });
+  }, 30_000);
 });
 
 describe("onConnectionError", () => {
