@@ -3,7 +3,7 @@
  * behaviours its transports rely on, against the installed SDK: each test drives a real client
  * and fails when an update changes what it reads.
  */
-import { Client, InMemoryTransport, StreamableHTTPClientTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
+import { Client, InMemoryTransport, StreamableHTTPClientTransport, type JSONRPCMessage, type TransportSendOptions } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
 import { childProcessOf, readJsonAnswer } from "../../src/mcp/sdkInternals.js";
@@ -75,5 +75,24 @@ describe("SDK behaviour the transports rely on", () => {
     expect(heard.filter((m) => "result" in m).length).toBeGreaterThanOrEqual(2);
     clientSide.onerror!(new Error("from the transport"));
     expect(errors.map((e) => e.message)).toEqual(["from the transport"]);
+  });
+
+  it("a request's onresumptiontoken reaches transport.send as the caller gave it (requestScope.ts marks calls by it)", async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const server = buildV2Server();
+    await server.connect(serverSide);
+    cleanups.push(() => server.close());
+    const client = new Client({ name: "pin", version: "1.0.0" });
+    cleanups.push(() => client.close());
+    await client.connect(clientSide);
+    const marks = new Map<unknown, unknown>();
+    const send = clientSide.send.bind(clientSide);
+    clientSide.send = (message, options) => {
+      if ("method" in message && message.method === "tools/call") marks.set("id" in message ? message.id : undefined, (options as TransportSendOptions | undefined)?.onresumptiontoken);
+      return send(message, options);
+    };
+    const mark = () => {};
+    await client.callTool({ name: "echo", arguments: { text: "marked" } }, { onresumptiontoken: mark });
+    expect([...marks.values()]).toEqual([mark]);
   });
 });
