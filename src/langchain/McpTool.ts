@@ -97,7 +97,8 @@ export class McpTool extends StructuredTool {
   private failed(thrown: unknown, arg: unknown, configArg: unknown): unknown {
     // A LangGraph interrupt from an input handler pauses the graph: it is no failure.
     if (isControlFlow(thrown)) throw thrown;
-    const error = this.classify(thrown, arg);
+    // The run's callbacks got a redacted copy (see `_call`); the reply is made once, from the original.
+    const error = this.classify(redactedHere.get(thrown as object) ?? thrown, arg);
     const text = this.text();
     // A thrown error leaves our hands: whoever catches it (a middleware, a log) gets it redacted.
     if (this.errorMode === "throw") throw redactError(error, text);
@@ -162,8 +163,15 @@ export class McpTool extends StructuredTool {
     runManager?: CallbackManagerForToolRun,
     config?: ToolRunnableConfig,
   ): Promise<[unknown, unknown]> {
-    // The executor rejects classified: no step of ours between it and LangChain (see policy/chain.ts).
-    return begin(() => this.run(args, runManager, config));
+    // The executor rejects classified. What LangChain hands its callbacks (a tracer, a
+    // handleToolError) has left our hands: it is the redacted copy, as a thrown error is.
+    return begin(() => this.run(args, runManager, config)).then(undefined, (thrown: unknown) => {
+      if (isControlFlow(thrown)) throw thrown;
+      const original = this.classify(thrown, args);
+      const safe = redactError(original, this.text());
+      redactedHere.set(safe, original);
+      throw safe;
+    });
   }
 
   private run(args: Record<string, unknown>, runManager: CallbackManagerForToolRun | undefined, config: ToolRunnableConfig | undefined): Promise<[unknown, unknown]> {
@@ -175,6 +183,9 @@ export class McpTool extends StructuredTool {
     return withToolRun({ ...(listening ? { runManager } : {}), toolCallId }, () => this.execute(args, config));
   }
 }
+
+/** The redacted copies `_call` rejected with, to their originals: read once by `failed`. */
+const redactedHere = new WeakMap<object, McpToolError>();
 
 function argsOf(arg: unknown): unknown {
   return isToolCall(arg) ? arg.args : arg;

@@ -8,6 +8,7 @@
  */
 import { inspect } from "node:util";
 import { fileURLToPath } from "node:url";
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { ToolMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDoctor } from "../../src/cli/doctor.js";
@@ -100,6 +101,20 @@ describe("secrets a stdio server prints to stderr", () => {
       "spans",
       spans.map((s) => ({ name: s.name, attributes: s.attributes, status: s.status, events: s.events.map((e) => ({ name: e.name, attributes: e.attributes })) })),
     );
+  });
+
+  it("are not in what LangChain hands a callback handler (handleToolError), while the model's reply stays whole", async () => {
+    const toolkit = await McpToolkit.connect({ servers: { db: leakyServer() } });
+    cleanups.push(() => toolkit.close());
+    const seen: unknown[] = [];
+    const handler = BaseCallbackHandler.fromMethods({ handleToolError: (error: unknown) => void seen.push(error) });
+    const answered = (await toolkit.getTool("login")!.invoke(call("login", {}), { callbacks: [handler] })) as ToolMessage;
+    expect((answered.artifact as McpToolErrorJSON).reason).toBe("tool_error");
+    expect(String(answered.content)).toContain("password [REDACTED] rejected");
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ name: "McpToolError", reason: "tool_error" });
+    expectNoSecret("callback error", seen[0]);
+    expectSecretsIn((seen[0] as McpToolError).unredacted());
   });
 
   it('are not in the error thrown in errors.mode "throw"', async () => {

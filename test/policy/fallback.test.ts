@@ -89,7 +89,7 @@ describe("fallbacks", () => {
     // The pipeline rejects only with McpToolErrors: LangChain's callbacks see one, not the TypeError.
     expect(seen.errors).toHaveLength(1);
     expect(seen.errors[0]).toBeInstanceOf(McpToolError);
-    expect((seen.errors[0] as McpToolError).cause).toBeInstanceOf(TypeError);
+    expect((seen.errors[0] as McpToolError).unredacted().cause).toBeInstanceOf(TypeError);
     expect(backup.state.calls).toEqual([]);
   });
 
