@@ -8,7 +8,7 @@ const INPUT_VALIDATION = /^Input validation error\b|^Invalid arguments for tool\
 // A server that needed input (elicitation) from a client that declared no such capability: a
 // person must act (v1 servers word it "Client does not support…", v2 "Cannot request input…").
 const INPUT_UNAVAILABLE = /^Cannot request input\b|\bdid not declare the required capability\b|^Client does not support (?:form |url )?elicitation\b/i;
-const TOOL_MISSING = /^Tool (\S+) (not found|disabled)\b/;
+const TOOL_MISSING = /^(?:Tool (\S+) (not found|disabled)\b|Unknown tool\b)/;
 
 /**
  * Classifies a result that answered `isError: true`; `undefined` for any other result.

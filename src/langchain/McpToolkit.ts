@@ -1,12 +1,10 @@
 import { BaseToolkit } from "@langchain/core/tools";
 import type { JSONSchema } from "@langchain/core/utils/json_schema";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_CLIENT_INFO, DEFAULT_ERROR_OPTIONS, DEFAULT_TOOLKIT_OPTIONS, validateConfig, type McpToolkitConfig } from "../config/index.js";
-import { McpToolError } from "../errors/McpToolError.js";
-import { normalize } from "../errors/normalize.js";
+import { DEFAULT_CLIENT_INFO, DEFAULT_ERROR_OPTIONS, DEFAULT_SERVER_OPTIONS, validateConfig, type McpToolkitConfig } from "../config/index.js";
 import { redactError, type ModelTextOptions } from "../errors/text.js";
 import { collectSecrets } from "../config/secrets.js";
-import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType } from "../events.js";
+import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType, type ServerStatus } from "../events.js";
 import { connectionDeathKey } from "../mcp/attemptFailure.js";
 import type { ProtocolEra } from "../mcp/clients.js";
 import { Connection } from "../mcp/Connection.js";
@@ -21,6 +19,8 @@ import { ToolCaller } from "./toolCaller.js";
 import { McpTool } from "./McpTool.js";
 import { currentToolRun, forwardToToolRuns } from "./runEvents.js";
 import { exposedNames } from "./toolNames.js";
+import { ServerConnects } from "./serverConnects.js";
+import { isOffered } from "./toolFilter.js";
 
 /**
  * MCP servers as LangChain tools that never crash the agent.
@@ -36,8 +36,10 @@ export class McpToolkit extends BaseToolkit {
   private readonly connections = new Map<string, Connection>();
   private readonly guards = new Map<string, Required<ServerGuards>>();
   private readonly byName = new Map<string, ToolRuntime>();
-  private readonly pending = new Set<string>();
-  private retrying: Promise<void> | undefined;
+  /** Tools the server stopped listing, by runtime: the objects come back if it lists them again. */
+  private readonly retired = new Map<ToolRuntime, McpTool>();
+  /** How servers join: the first connects, the optional ones retried in the background, their status. */
+  private readonly connects: ServerConnects;
   private readonly secrets: ReturnType<typeof collectSecrets>;
   private readonly events: EventHub;
   /** Spans and metrics through OpenTelemetry; does nothing unless the application registered a provider. */
@@ -62,7 +64,10 @@ export class McpToolkit extends BaseToolkit {
     const emit = (event: McpEvent) => this.events.emit(event);
     const clientInfo = config.clientInfo ?? DEFAULT_CLIENT_INFO;
     for (const [name, server] of Object.entries(config.servers)) {
-      const connection = new Connection(name, server, clientInfo, emit);
+      const connection: Connection = new Connection(name, server, clientInfo, (event) => {
+        if (event.type === "reconnect") this.connects.reconnected(name);
+        emit(event);
+      });
       connection.onToolsChanged = () => this.syncTools(name);
       this.connections.set(name, connection);
       this.guards.set(name, {
@@ -72,6 +77,14 @@ export class McpToolkit extends BaseToolkit {
       });
     }
     this.caller = new ToolCaller({ config, connections: this.connections, guards: this.guards, events: this.events, telemetry: this.telemetry });
+    this.connects = new ServerConnects({
+      config,
+      connections: this.connections,
+      events: this.events,
+      redact: (error) => redactError(error, this.textOptions()),
+      join: (servers, late) => this.join(servers, late),
+      toolsOf: (server) => this.tools.filter((t) => t.metadata.serverName === server).map((t) => t.name),
+    });
   }
 
   /**
@@ -87,8 +100,9 @@ export class McpToolkit extends BaseToolkit {
   /**
    * Validates the configuration, connects every server and lists their tools.
    * Rejects with an `McpConfigError` naming the field for invalid configuration, and with
-   * the classified `McpToolError` of a server that fails to connect (unless
-   * `onConnectionError: "skip"`).
+   * the classified `McpToolError` of a required server that fails to connect (its
+   * `serverName` names it). An optional server that fails is left out and tried again in the
+   * background; see `status()`.
    */
   static async connect(config: McpToolkitConfig): Promise<McpToolkit> {
     validateConfig(config);
@@ -96,7 +110,7 @@ export class McpToolkit extends BaseToolkit {
     try {
       // Loaded only here, so a toolkit without `sharedState` never loads fleet/.
       if (config.sharedState) toolkit.fleet = (await import("../fleet/FleetState.js")).joinFleet(config.sharedState, config, toolkit.guards, (event) => toolkit.events.emit(event));
-      await toolkit.connectAll([...toolkit.connections.keys()], config.onConnectionError ?? DEFAULT_TOOLKIT_OPTIONS.onConnectionError);
+      await toolkit.connects.connectAll([...toolkit.connections.keys()]);
     } catch (error) {
       await toolkit.close();
       throw error;
@@ -104,10 +118,8 @@ export class McpToolkit extends BaseToolkit {
     return toolkit;
   }
 
-  /** The tools of every connected server. A skipped server is tried again in the background. */
+  /** The tools offered to the model now; an optional server's join them once it connects. */
   override getTools(): McpTool[] {
-    // A failure here is already reported as an `error` event; the skipped server stays pending.
-    if (this.pending.size > 0) this.refresh().catch(() => undefined);
     return [...this.tools];
   }
 
@@ -135,17 +147,26 @@ export class McpToolkit extends BaseToolkit {
 
   /** Servers that failed to connect and are waiting to be tried again. */
   get pendingServers(): string[] {
-    return [...this.pending];
+    return [...this.connects.pending];
   }
 
-  /** Tries the skipped servers again now; their tools join `getTools()` once connected. */
+  /**
+   * Every server's status by name: its state, protocol version, the exposed names of the tools it
+   * offers, its last failure to connect (reason and redacted message) and how long its last
+   * connect took. A `server_status` event tells each change.
+   */
+  status(): Record<string, ServerStatus> {
+    return this.connects.status();
+  }
+
+  /** Does the toolkit trust this server's tool annotations (`trustAnnotations`)? */
+  trustsAnnotations(serverName: string): boolean {
+    return this.config.servers[serverName]?.trustAnnotations ?? DEFAULT_SERVER_OPTIONS.trustAnnotations;
+  }
+
+  /** Tries the waiting servers again now, without their backoff; their tools join `getTools()` once connected. */
   async refresh(): Promise<McpTool[]> {
-    if (this.pending.size > 0 && !this.closed) {
-      this.retrying ??= this.connectAll([...this.pending], "skip").finally(() => {
-        this.retrying = undefined;
-      });
-      await this.retrying;
-    }
+    await this.connects.refresh();
     return [...this.tools];
   }
 
@@ -153,30 +174,19 @@ export class McpToolkit extends BaseToolkit {
   async close(): Promise<void> {
     this.closed = true;
     this.fleet?.close();
-    await this.retrying?.catch(() => undefined);
-    await Promise.allSettled([...this.connections.values()].map((c) => c.close()));
+    // Together: a background attempt under way ends only when its connection closes.
+    await Promise.allSettled([this.connects.close(), ...[...this.connections.values()].map((c) => c.close())]);
   }
 
-  private async connectAll(names: string[], onError: "throw" | "skip"): Promise<void> {
-    const results = await Promise.allSettled(names.map((name) => this.connections.get(name)!.lease()));
-    const failures: McpToolError[] = [];
-    results.forEach((r, i) => {
-      const name = names[i]!;
-      if (r.status === "fulfilled") {
-        this.pending.delete(name);
-        return;
-      }
-      const error = normalize(r.reason, { serverName: name });
-      failures.push(error);
-      this.pending.add(name);
-      this.events.emit({ type: "error", serverName: name, error });
-    });
-    if (onError === "throw" && failures.length > 0) throw redactError(failures[0]!, this.textOptions());
-    const built = this.buildTools(names.filter((n) => !this.pending.has(n)));
-    // Tools that connect are not a change, unless a clash renamed some: that is reported.
-    for (const server of new Set(built.filter((t) => t.renamed).map((t) => t.server))) {
+  /** Builds the tools of servers that just connected. */
+  private join(servers: string[], late: boolean): void {
+    if (this.closed) return;
+    const built = this.buildTools(servers);
+    // Tools of the first connect are not a change, unless a clash renamed some; a late server's are.
+    for (const server of servers) {
       const own = built.filter((t) => t.server === server);
-      this.events.emit({ type: "tools_changed", serverName: server, added: own.map((t) => t.name), removed: [], renamed: renamedOf(own) });
+      const renamed = renamedOf(own);
+      if (late ? own.length > 0 : renamed.length > 0) this.events.emit({ type: "tools_changed", serverName: server, added: own.map((t) => t.name), removed: [], ...(renamed.length > 0 ? { renamed } : {}) });
     }
   }
 
@@ -185,21 +195,41 @@ export class McpToolkit extends BaseToolkit {
    * leaves it; a caller still holding that tool gets `tool_not_found` without a call.
    */
   private syncTools(server: string): void {
-    if (this.closed || this.pending.has(server)) return;
+    if (this.closed || this.connects.pending.has(server)) return;
     const listed = new Set(this.connections.get(server)!.tools.map((t) => t.name));
     const removed: string[] = [];
     for (const runtime of this.caller.forgetUnlisted(server, listed)) {
       const name = runtime.identity.exposedName;
       if (this.byName.get(name) !== runtime) continue;
+      // The tool object is kept: the agent may hold it, and it works again if the server relists the tool.
+      const tool = this.toolsByName.get(name);
+      if (tool) this.retired.set(runtime, tool);
       this.byName.delete(name);
       this.toolsByName.delete(name);
       removed.push(name);
     }
     this.tools = this.tools.filter((t) => this.toolsByName.get(t.name) === t);
+    const revived = this.reviveTools(server, listed);
     const built = this.buildTools([server]);
-    const added = built.map((t) => t.name);
+    const added = [...revived, ...built.map((t) => t.name)];
     const renamed = renamedOf(built);
     if (added.length > 0 || removed.length > 0) this.events.emit({ type: "tools_changed", serverName: server, added, removed, ...(renamed.length > 0 ? { renamed } : {}) });
+  }
+
+  /** Tools the server lists again after dropping them: the same objects, under their old names. */
+  private reviveTools(server: string, listed: ReadonlySet<string>): string[] {
+    const back: string[] = [];
+    for (const runtime of this.caller.revive(server, listed)) {
+      const tool = this.retired.get(runtime);
+      const name = runtime.identity.exposedName;
+      this.retired.delete(runtime);
+      if (!tool || this.toolsByName.has(name)) continue;
+      this.byName.set(name, runtime);
+      this.toolsByName.set(name, tool);
+      this.tools.push(tool);
+      back.push(name);
+    }
+    return back;
   }
 
   /**
@@ -209,12 +239,12 @@ export class McpToolkit extends BaseToolkit {
   private buildTools(newServers: string[]): BuiltTool[] {
     const incoming: { server: string; tool: Tool }[] = [];
     for (const server of newServers) {
-      const fresh = this.connections.get(server)!.tools.filter((tool) => !this.caller.has(server, tool.name));
-      if (this.config.servers[server]?.exposeTools === false) {
-        for (const tool of fresh) this.caller.runtimeFor(server, tool, tool.name);
-        continue;
+      for (const tool of this.connections.get(server)!.tools) {
+        if (this.caller.has(server, tool.name)) continue;
+        if (isOffered(this.config, server, tool)) incoming.push({ server, tool });
+        // A hidden tool is still known: a fallback may call it, and it is not offered later.
+        else this.caller.runtimeFor(server, tool, tool.name);
       }
-      for (const tool of fresh) incoming.push({ server, tool });
     }
     const names = exposedNames(incoming, new Set(this.tools.map((t) => t.name)), this.config.prefixToolNames === true);
     return incoming.map(({ server, tool }, i) => {

@@ -71,7 +71,22 @@ export class ToolCall implements TaskCall, AttemptRecovery {
   /** One attempt. A tool its server stopped listing is refused here, unsent. */
   private send(scope: AttemptScope, n: number, meta: Record<string, string> | undefined): Promise<CallToolResult> {
     const { runtime } = this;
-    if (runtime.removed) return Promise.reject(toolGone(runtime.identity, n));
+    if (runtime.removed) return this.sendIfBack(scope, n, meta);
+    return callToolOnce(runtime.target, this.args, scope, n, this.context, this.signal, meta, this, this);
+  }
+
+  /**
+   * A tool its server stopped listing: the list is read once more (a server without
+   * `listChanged` never says the tool is back); if the tool is there again, it is called,
+   * otherwise refused, unsent.
+   */
+  private async sendIfBack(scope: AttemptScope, n: number, meta: Record<string, string> | undefined): Promise<CallToolResult> {
+    const { runtime } = this;
+    if (!this.refreshed) {
+      this.refreshed = true;
+      await scope.wait(runtime.target.connection.refreshTools(scope.signal)).catch(() => undefined);
+    }
+    if (runtime.removed) throw toolGone(runtime.identity, n);
     return callToolOnce(runtime.target, this.args, scope, n, this.context, this.signal, meta, this, this);
   }
 

@@ -68,18 +68,29 @@ export class ToolCaller {
   }
 
   /**
-   * Forgets the server's tools it no longer lists, and marks them removed so that a caller still
-   * holding one gets `tool_not_found`, unsent. Returns the runtimes forgotten.
+   * Marks the server's tools it no longer lists removed, so that a caller still holding one gets
+   * `tool_not_found`, unsent, unless the server lists it again. Returns the runtimes newly removed.
    */
   forgetUnlisted(server: string, listed: ReadonlySet<string>): ToolRuntime[] {
     const gone: ToolRuntime[] = [];
-    for (const [key, runtime] of this.runtimes) {
-      if (runtime.identity.serverName !== server || listed.has(runtime.identity.mcpName)) continue;
+    for (const runtime of this.runtimes.values()) {
+      if (runtime.removed || runtime.identity.serverName !== server || listed.has(runtime.identity.mcpName)) continue;
+      // Kept, marked: the tool object the agent holds comes back to life if the server lists it again.
       runtime.removed = true;
-      this.runtimes.delete(key);
       gone.push(runtime);
     }
     return gone;
+  }
+
+  /** The runtimes of tools the server had stopped listing and lists again: alive from now on. */
+  revive(server: string, listed: ReadonlySet<string>): ToolRuntime[] {
+    const back: ToolRuntime[] = [];
+    for (const runtime of this.runtimes.values()) {
+      if (!runtime.removed || runtime.identity.serverName !== server || !listed.has(runtime.identity.mcpName)) continue;
+      runtime.removed = false;
+      back.push(runtime);
+    }
+    return back;
   }
 
   /** What an McpTool runs for this tool. Chained, not awaited: see policy/chain.ts. */

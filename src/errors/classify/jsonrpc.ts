@@ -96,7 +96,8 @@ export function fromJsonRpc(error: unknown, code: number, message: string, ctx: 
     case ERR.invalidRequest:
       return { reason: "invalid_request", message: text, overrides: base };
     case ERR.methodNotFound:
-      return { reason: "method_not_found", message: text, overrides: base };
+      // fastmcp answers a tools/call for a tool it does not have with -32601 "Unknown tool: x".
+      return { reason: UNKNOWN_TOOL.test(text) ? "tool_not_found" : "method_not_found", message: text, overrides: base };
     case ERR.invalidParams:
       return { reason: "invalid_params", message: text, overrides: base };
     case ERR.internal:
