@@ -50,6 +50,16 @@ const serverOptions = {
   /** Offer this server's tools to the model; false keeps it as a fallback only. @default true */
   exposeTools: flag().default(true),
   /**
+  /**
+   * The most calls in flight to this server at once (a bulkhead); past it a call waits its turn,
+   * within its own timeout and abortable. Unset, no limit.
+   */
+  maxConcurrent: number({ min: 1, integer: true }).optional(),
+  /**
+   * With `maxConcurrent`, how many calls may wait for a turn; past it a call fails at once,
+   * `bulkhead_full`, unsent. Unset, no limit on the queue.
+   */
+  maxQueue: number({ min: 0, integer: true }).optional(),
    * Answers the server's requests for input during a tool call (elicitation forms and URLs,
    * sampling); `langGraphInputHandler()` turns them into LangGraph interrupts. Without one, the
    * client declares no such capability and the model reads `elicitation_required`.

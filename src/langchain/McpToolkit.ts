@@ -9,7 +9,8 @@ import { connectionDeathKey } from "../mcp/attemptFailure.js";
 import type { ProtocolEra } from "../mcp/clients.js";
 import { Connection } from "../mcp/Connection.js";
 import { breakerEvents, CircuitBreaker, type BreakerState } from "../policy/CircuitBreaker.js";
-import type { ServerGuards } from "../policy/pipeline.js";
+import type { ToolkitGuards } from "../policy/pipeline.js";
+import { Bulkhead } from "../policy/Bulkhead.js";
 import { RetryAfterGate } from "../policy/RetryAfterGate.js";
 import { RetryBudget } from "../policy/RetryBudget.js";
 import type { ResolvedPolicy } from "../policy/resolve.js";
@@ -34,7 +35,7 @@ export class McpToolkit extends BaseToolkit {
   tools: McpTool[] = [];
   private readonly toolsByName = new Map<string, McpTool>();
   private readonly connections = new Map<string, Connection>();
-  private readonly guards = new Map<string, Required<ServerGuards>>();
+  private readonly guards = new Map<string, ToolkitGuards>();
   private readonly byName = new Map<string, ToolRuntime>();
   /** Tools the server stopped listing, by runtime: the objects come back if it lists them again. */
   private readonly retired = new Map<ToolRuntime, McpTool>();
@@ -74,6 +75,7 @@ export class McpToolkit extends BaseToolkit {
         breaker: new CircuitBreaker(name, { ...config.breaker, ...server.breaker }, { ...breakerEvents(name, emit), failureKey: connectionDeathKey }),
         gate: new RetryAfterGate(name),
         budget: new RetryBudget({ ...config.retryBudget, ...server.retryBudget }),
+        ...(server.maxConcurrent !== undefined ? { bulkhead: new Bulkhead(name, server.maxConcurrent, server.maxQueue ?? Number.POSITIVE_INFINITY) } : {}),
       });
     }
     this.caller = new ToolCaller({ config, connections: this.connections, guards: this.guards, events: this.events, telemetry: this.telemetry });

@@ -12,7 +12,7 @@ import { convertResult, withFallbackNote } from "../mcp/content.js";
 import type { CallContext } from "../policy/abort.js";
 import { begin } from "../policy/chain.js";
 import { functionFallback, type Fallback, type WithFallback } from "../policy/FallbackPolicy.js";
-import { runPipeline, type PipelineSpec, type ServerGuards } from "../policy/pipeline.js";
+import { runPipeline, type PipelineSpec, type ToolkitGuards } from "../policy/pipeline.js";
 import { resolvePolicy, type ToolIdentity } from "../policy/resolve.js";
 import { telemetryOn } from "../telemetry/otel.js";
 import type { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
@@ -23,7 +23,7 @@ import { ToolCall, type ToolRuntime } from "./toolCall.js";
 export interface ToolCallerParts {
   config: McpToolkitConfig;
   connections: ReadonlyMap<string, Connection>;
-  guards: ReadonlyMap<string, Required<ServerGuards>>;
+  guards: ReadonlyMap<string, ToolkitGuards>;
   events: EventHub;
   telemetry: ToolkitTelemetry;
 }

@@ -67,6 +67,8 @@ function verdictOf(error: unknown): Verdict {
   if (isControlFlow(error)) return "no_evidence";
   // The server answered (it refused a session it forgot, or our version): it is up.
   if (isMcpToolError(error) && reasonInfo(error.reason).serverAnswered) return "healthy";
+  // One of our own guards decided (a full bulkhead): the server was not asked.
+  if (isMcpToolError(error) && reasonInfo(error.reason).byGuard) return "no_evidence";
   if (isServerFailure(error)) return "failure";
   if (isMcpToolError(error) && decidedByCaller(error.reason)) return "no_evidence";
   return "healthy";

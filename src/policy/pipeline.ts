@@ -2,7 +2,8 @@ import { isControlFlow } from "../errors/controlFlow.js";
 import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import type { EventHub } from "../events.js";
-import type { CallContext } from "./abort.js";
+import { cancelled, type CallContext } from "./abort.js";
+import type { Bulkhead } from "./Bulkhead.js";
 import type { CircuitBreaker } from "./CircuitBreaker.js";
 import { runWithFallback, type Fallback, type WithFallback } from "./FallbackPolicy.js";
 import type { ResolvedPolicy } from "./resolve.js";
@@ -37,7 +38,12 @@ export interface ServerGuards {
   gate?: RetryAfterGate;
   /** Caps retries to a fraction of the attempts sent to the server. */
   budget?: RetryBudget;
+  /** Limits the server's calls in flight; unset, no limit. */
+  bulkhead?: Bulkhead;
 }
+
+/** A toolkit server's guards: a breaker, a Retry-After gate and a retry budget always; a bulkhead when configured. */
+export type ToolkitGuards = Required<Pick<ServerGuards, "breaker" | "gate" | "budget">> & Pick<ServerGuards, "bulkhead">;
 
 /** Everything one call runs under. The same pipeline serves McpToolkit's tools and `wrapTool`. */
 export interface PipelineSpec<T, I = undefined> {
@@ -136,7 +142,8 @@ class PipelineCall<T, I> {
   private timed(n: number, circuit: CircuitBreaker | undefined): Promise<T> {
     this.spec.guards?.budget?.noteAttempt();
     const scope = new AttemptScope(this.spec.policy, this.signal);
-    return this.send(scope, n).then(
+    const bulkhead = this.spec.guards?.bulkhead;
+    return (bulkhead ? this.sendInTurn(bulkhead, scope, n) : this.send(scope, n)).then(
       (value) => {
         scope.dispose();
         return circuit ? circuit.succeeded(value) : value;
@@ -146,6 +153,29 @@ class PipelineCall<T, I> {
         throw this.endedBadly(circuit, n, thrown);
       },
     );
+  }
+
+  /**
+   * The attempt once the server's bulkhead gives it a slot. The wait for one is part of the
+   * attempt: it ends at the attempt's timeout and at once on the caller's abort, unsent.
+   */
+  private sendInTurn(bulkhead: Bulkhead, scope: AttemptScope, n: number): Promise<T> {
+    const slot = bulkhead.acquire(scope.signal, this.spec.context);
+    if (typeof slot === "function") return this.send(scope, n).finally(slot);
+    return slot.then(
+      (release) => this.send(scope, n).finally(release),
+      (reason: unknown) => {
+        throw isMcpToolError(reason) ? reason.with({ attempts: n }) : this.queueEnded(scope, n, reason);
+      },
+    );
+  }
+
+  /** A wait for a bulkhead's slot ended by the attempt's timer or the caller: nothing was sent. */
+  private queueEnded(scope: AttemptScope, n: number, reason: unknown): McpToolError {
+    const here = { ...this.spec.context, attempts: n, outcome: "not_sent" as const, cause: reason };
+    if (!scope.timedOut) return cancelled(this.spec.context, reason, "not_sent").with({ attempts: n });
+    const server = this.spec.guards?.bulkhead?.serverName ?? this.spec.context.serverName ?? "the server";
+    return McpToolError.of("request_timeout", `The call timed out after ${scope.options.timeoutMs} ms waiting for a turn: server '${server}' had as many calls in flight as its maxConcurrent allows.`, here);
   }
 
   /** The attempt itself, inside the instrumentation's span when there is one. */
