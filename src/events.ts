@@ -1,4 +1,5 @@
 import type { McpToolError } from "./errors/McpToolError.js";
+import type { Reason } from "./errors/reasons.js";
 
 /** What every event of a tool call carries. */
 interface CallFields {
@@ -93,6 +94,35 @@ export interface TaskEvent {
   message?: string;
 }
 
+/** A call's server reported progress (`notifications/progress`). */
+export interface ProgressEvent {
+  type: "progress";
+  toolName: string;
+  serverName: string;
+  /** The progress so far; it only grows. */
+  progress: number;
+  /** The total, when the server knows it. */
+  total?: number;
+  /** The server's words about this step, when it gave some. */
+  message?: string;
+  /** The model's tool call id, when the tool was invoked with one. */
+  toolCallId?: string;
+}
+
+/** A log message from a server (`notifications/message`), at or above the server's `logLevel`. */
+export interface LogEvent {
+  type: "log";
+  serverName: string;
+  level: LogLevel;
+  /** Who logged it on the server, when it said. */
+  logger?: string;
+  /** The message's data: text, or any JSON value. Redacted like an error's message. */
+  data: unknown;
+}
+
+/** The syslog levels MCP servers log at, lowest first. */
+export type LogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+
 /** A server's circuit opened: calls fail at once with `circuit_open`. */
 export interface CircuitOpenEvent {
   type: "circuit_open";
@@ -124,6 +154,39 @@ export interface SharedStateEvent {
   detail?: string;
 }
 
+/**
+ * Where a server stands: `"connecting"` until its first connect ends, `"connected"` while its
+ * tools are offered, `"failed"` when its last connect failed (an optional server is tried again
+ * in the background), `"closed"` once the toolkit closed.
+ */
+export type ServerState = "connected" | "connecting" | "failed" | "closed";
+
+/** One server's part of `McpToolkit.status()`. */
+export interface ServerStatus {
+  state: ServerState;
+  /** Did this server have to connect for `connect()` to succeed (its `required`, else the toolkit's `onConnectionError`)? */
+  required: boolean;
+  /** The protocol version its connection negotiated, once connected. */
+  protocolVersion?: string;
+  /** The exposed names of the tools it offers the model now (a filtered or hidden tool is not counted). */
+  tools: string[];
+  /** Its last failure to connect, redacted as every error handed out is; kept after a later success. */
+  lastError?: { reason: Reason; message: string };
+  /** How long its last successful connect attempt took, in milliseconds. */
+  connectMs?: number;
+}
+
+/**
+ * A server's state changed (or, while it stays `"failed"`, the reason it fails did): its status
+ * as `McpToolkit.status()` now reports it.
+ */
+export interface ServerStatusEvent extends ServerStatus {
+  type: "server_status";
+  serverName: string;
+  /** The state before this change. */
+  previous: ServerState;
+}
+
 /** One observable step of a tool call or of a server connection; `switch (event.type)` narrows it. */
 export type McpEvent =
   | CallEvent
@@ -134,10 +197,13 @@ export type McpEvent =
   | ReconnectEvent
   | ToolsChangedEvent
   | TaskEvent
+  | ProgressEvent
+  | LogEvent
   | CircuitOpenEvent
   | HalfOpenEvent
   | CircuitCloseEvent
-  | SharedStateEvent;
+  | SharedStateEvent
+  | ServerStatusEvent;
 
 /** What happened; see {@link McpEvent}. */
 export type McpEventType = McpEvent["type"];

@@ -175,12 +175,15 @@ export class McpTool extends StructuredTool {
   }
 
   private run(args: Record<string, unknown>, runManager: CallbackManagerForToolRun | undefined, config: ToolRunnableConfig | undefined): Promise<[unknown, unknown]> {
-    // Only when someone listens (a callback handler, a tracer, OpenTelemetry) is the run carried
-    // along, so that retries, fallbacks and reconnects are reported inside it.
+    // Only when someone listens (a callback handler, a tracer, OpenTelemetry, a LangGraph stream)
+    // is the run carried along, so that retries, fallbacks, reconnects and progress are reported inside it.
     const listening = runManager !== undefined && runManager.handlers.length > 0;
-    if (!listening && !telemetryOn()) return this.execute(args, config);
+    const writer = (config as { writer?: unknown } | undefined)?.writer;
+    const streaming = typeof writer === "function";
+    if (!listening && !streaming && !telemetryOn()) return this.execute(args, config);
     const toolCallId = typeof config?.toolCall?.id === "string" ? config.toolCall.id : undefined;
-    return withToolRun({ ...(listening ? { runManager } : {}), toolCallId }, () => this.execute(args, config));
+    const run = { ...(listening ? { runManager } : {}), ...(streaming ? { writer: writer as (chunk: unknown) => void } : {}), toolCallId };
+    return withToolRun(run, () => this.execute(args, config));
   }
 }
 

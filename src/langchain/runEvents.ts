@@ -1,12 +1,14 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
-import type { EventHub, McpEvent } from "../events.js";
+import type { EventHub, McpEvent, ProgressEvent } from "../events.js";
 
 /** The LangChain tool run a call belongs to. */
 export interface ToolRun {
   runManager?: CallbackManagerForToolRun | undefined;
   /** The model's tool call id, when the tool was invoked with one. */
   toolCallId?: string | undefined;
+  /** LangGraph's stream writer (`streamMode: "custom"`), when a graph runs the tool. */
+  writer?: ((chunk: unknown) => void) | undefined;
 }
 
 /**
@@ -50,11 +52,35 @@ export function forwardToToolRuns(hub: EventHub): void {
   for (const type of Object.keys(RUN_EVENT_NAMES) as Forwarded[]) hub.on(type, (event: McpEvent) => report(event));
 }
 
+/** The custom event a tool run receives for each progress notification of its call. */
+export const PROGRESS_EVENT_NAME = "mcp_progress";
+
+/**
+ * Reports a call's progress inside its tool run: a custom event `mcp_progress` (callback
+ * handlers, `streamEvents`), and, when a LangGraph graph runs the tool, a chunk on its custom
+ * stream (`stream(..., { streamMode: "custom" })`) shaped `{ event: "mcp_progress", ...data }`.
+ */
+export function reportProgress(event: ProgressEvent): void {
+  const run = runs.getStore();
+  if (!run) return;
+  const data = payloadOf(event);
+  if (run.writer) {
+    try {
+      run.writer({ event: PROGRESS_EVENT_NAME, ...data });
+    } catch {
+      // The graph's stream is the reader's; its failure is not the call's.
+    }
+  }
+  if (run.runManager) toRun(run.runManager, PROGRESS_EVENT_NAME, data);
+}
+
 function report(event: McpEvent): void {
   const run = runs.getStore()?.runManager;
   if (!run) return;
-  const name = RUN_EVENT_NAMES[event.type as Forwarded];
-  const data = payloadOf(event);
+  toRun(run, RUN_EVENT_NAMES[event.type as Forwarded], payloadOf(event));
+}
+
+function toRun(run: CallbackManagerForToolRun, name: string, data: Record<string, unknown>): void {
   // Callbacks may be async and may fail; neither may hold up or break the call.
   run.handleCustomEvent(name, data, run.runId).catch(() => undefined);
   const time = new Date().toISOString();

@@ -6,7 +6,8 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
-import { callToolOnce, type AttemptRecovery, type ToolTarget } from "../mcp/callTool.js";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { callToolOnce, type AttemptRecovery, type Progress, type ToolTarget } from "../mcp/callTool.js";
 import type { TaskCall, TaskPolicy } from "../mcp/taskCall.js";
 import type { CallContext } from "../policy/abort.js";
 import type { PipelineSpec } from "../policy/pipeline.js";
@@ -24,6 +25,10 @@ export interface ToolRuntime {
   context: { toolName: string; serverName: string };
   /** Reports a task's status as a `task` event; one per tool, not per call. */
   onTaskStatus: NonNullable<TaskCall["onStatus"]>;
+  /** Is anyone told of this tool's progress (an event listener, a tool run, a span)? Asked per call. */
+  hearsProgress: () => boolean;
+  /** Reports one progress notification as a `progress` event; one per tool, not per call. */
+  onProgress: (progress: Progress) => void;
   /** The pipeline spec its plain calls share (no fallback, no tracing), made on first use. */
   spec?: PipelineSpec<CallToolResult, ToolCall>;
 }
@@ -72,7 +77,16 @@ export class ToolCall implements TaskCall, AttemptRecovery {
   private send(scope: AttemptScope, n: number, meta: Record<string, string> | undefined): Promise<CallToolResult> {
     const { runtime } = this;
     if (runtime.removed) return this.sendIfBack(scope, n, meta);
-    return callToolOnce(runtime.target, this.args, scope, n, this.context, this.signal, meta, this, this);
+    return callToolOnce(runtime.target, this.args, scope, n, this.context, this.signal, meta, this, this, this.progressHere());
+  }
+
+  /**
+   * What hears this attempt's progress, bound to the attempt's async context (its tool run, its
+   * span): the SDK calls it from wherever the notification was read (a stdio pipe's reader).
+   * Undefined when nobody hears it: then no progress token is sent.
+   */
+  private progressHere(): ((progress: Progress) => void) | undefined {
+    return this.runtime.hearsProgress() ? AsyncLocalStorage.bind(this.runtime.onProgress) : undefined;
   }
 
   /**
@@ -87,7 +101,7 @@ export class ToolCall implements TaskCall, AttemptRecovery {
       await scope.wait(runtime.target.connection.refreshTools(scope.signal)).catch(() => undefined);
     }
     if (runtime.removed) throw toolGone(runtime.identity, n);
-    return callToolOnce(runtime.target, this.args, scope, n, this.context, this.signal, meta, this, this);
+    return callToolOnce(runtime.target, this.args, scope, n, this.context, this.signal, meta, this, this, this.progressHere());
   }
 
   handles(error: unknown): boolean {

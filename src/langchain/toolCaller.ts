@@ -6,7 +6,8 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_MAX_RESULT_LENGTH, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
-import type { EventHub } from "../events.js";
+import type { EventHub, ProgressEvent } from "../events.js";
+import type { Progress } from "../mcp/callTool.js";
 import type { Connection } from "../mcp/Connection.js";
 import { convertResult, withFallbackNote } from "../mcp/content.js";
 import type { CallContext } from "../policy/abort.js";
@@ -17,6 +18,7 @@ import { resolvePolicy, type ToolIdentity } from "../policy/resolve.js";
 import { telemetryOn } from "../telemetry/otel.js";
 import type { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
 import type { ToolExecutor } from "./McpTool.js";
+import { currentToolRun, reportProgress } from "./runEvents.js";
 import { ToolCall, type ToolRuntime } from "./toolCall.js";
 
 /** What the caller shares with its toolkit. */
@@ -62,6 +64,8 @@ export class ToolCaller {
       },
       context: { toolName: exposedName, serverName: server },
       onTaskStatus: (status, message, taskId) => events.emit({ type: "task", toolName: exposedName, serverName: server, taskId, status, ...(message ? { message } : {}) }),
+      hearsProgress: () => events.listens("progress") || currentToolRun() !== undefined || telemetryOn(),
+      onProgress: (progress) => this.progressed(exposedName, server, progress),
     };
     this.runtimes.set(key, runtime);
     return runtime;
@@ -91,6 +95,27 @@ export class ToolCaller {
       back.push(runtime);
     }
     return back;
+  }
+
+  /**
+   * One progress notification of a call, reported where it is heard: as a `progress` event, in
+   * the call's tool run (a custom event, LangGraph's custom stream) and on its span. Runs in the
+   * attempt's async context (see ToolCall), so the run and the span are the call's own.
+   */
+  private progressed(toolName: string, serverName: string, { progress, total, message }: Progress): void {
+    const toolCallId = currentToolRun()?.toolCallId;
+    const event: ProgressEvent = {
+      type: "progress",
+      toolName,
+      serverName,
+      progress,
+      ...(total !== undefined ? { total } : {}),
+      ...(typeof message === "string" ? { message } : {}),
+      ...(toolCallId ? { toolCallId } : {}),
+    };
+    this.parts.events.emit(event);
+    reportProgress(event);
+    this.parts.telemetry.progress(event);
   }
 
   /** What an McpTool runs for this tool. Chained, not awaited: see policy/chain.ts. */

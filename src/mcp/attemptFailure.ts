@@ -9,7 +9,7 @@ import { normalize, type NormalizeContext } from "../errors/normalize.js";
 import { REASONS } from "../errors/reasons.js";
 import type { CallContext } from "../policy/abort.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
-import type { AttemptRecovery, ToolTarget, TrackedAttempt } from "./callTool.js";
+import type { AttemptRecovery, Progress, ToolTarget, TrackedAttempt } from "./callTool.js";
 import { StreamLostError, ToolkitClosedError, type Connection, type Lease } from "./Connection.js";
 import type { TaskCall } from "./taskCall.js";
 
@@ -24,6 +24,8 @@ export interface AttemptFacts {
   meta: Record<string, string> | undefined;
   task: TaskCall | undefined;
   recovery: AttemptRecovery | undefined;
+  /** Hears the attempt's progress notifications, where someone listens. */
+  progress: ((progress: Progress) => void) | undefined;
   /** The connection the request went over; unset while none was had. */
   lease?: Lease;
   /** The JSON-RPC id of the request, where it was seen being written. */

@@ -23,6 +23,13 @@ export interface ToolTarget {
   resetTimeoutOnProgress: boolean;
 }
 
+/** One `notifications/progress` of a call. */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 /** Asked after an attempt failed: may settle the attempt another way (`again` repeats it). */
 export interface AttemptRecovery {
   /** Does this failure call for it? Asked first, so most failures pass by without a step of its own. */
@@ -48,8 +55,9 @@ export function callToolOnce(
   meta?: Record<string, string>,
   task?: TaskCall,
   recovery?: AttemptRecovery,
+  progress?: (progress: Progress) => void,
 ): Promise<CallToolResult> {
-  const facts: AttemptFacts = { target, args, scope, attempt, context, callerSignal, meta, task, recovery, abortedBeforeSend: false };
+  const facts: AttemptFacts = { target, args, scope, attempt, context, callerSignal, meta, task, recovery, progress, abortedBeforeSend: false };
   const params = { name: target.mcpName, arguments: args, ...(meta ? { _meta: meta } : {}) };
   return recoverFrom(attemptOnce(facts, params, task), facts);
 }
@@ -76,8 +84,7 @@ async function attemptOnce(facts: AttemptFacts, params: CallParams, task: TaskCa
           ...markRequests(tracked),
           signal: scope.signal,
           timeout: target.sdkTimeoutMs,
-          // The SDK's backstop is reset by progress too, or it would end a long tool our timer lets run.
-          ...(target.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true, onprogress: () => scope.progress() } : {}),
+          ...progressOptions(target, scope, facts.progress),
         });
   } catch (thrown) {
     threw = true;
@@ -128,8 +135,23 @@ function recoverFrom(outcome: Promise<CallToolResult>, facts: AttemptFacts): Pro
 function recoverOrReject(error: unknown, facts: AttemptFacts): Promise<CallToolResult> {
   const { recovery } = facts;
   if (!recovery?.handles(error)) return Promise.reject(error);
-  const again = () => callToolOnce(facts.target, facts.args, facts.scope, facts.attempt, facts.context, facts.callerSignal, facts.meta, facts.task, recovery);
+  const again = () => callToolOnce(facts.target, facts.args, facts.scope, facts.attempt, facts.context, facts.callerSignal, facts.meta, facts.task, recovery, facts.progress);
   return recovery.retry(error, facts.scope, again);
+}
+
+/**
+ * Who hears a call's progress: our timer (reset by it, when the policy says so; the SDK's backstop
+ * is reset too, or it would end a long tool our timer lets run) and whoever listens. Without
+ * either, no progress token is sent.
+ */
+function progressOptions(target: ToolTarget, scope: AttemptScope, heard: ((progress: Progress) => void) | undefined): Pick<CallOptions, "onprogress" | "resetTimeoutOnProgress"> {
+  const reset = target.resetTimeoutOnProgress;
+  if (!reset && !heard) return {};
+  const onprogress = (progress: unknown) => {
+    if (reset) scope.progress();
+    heard?.(progress as Progress);
+  };
+  return reset ? { resetTimeoutOnProgress: true, onprogress } : { onprogress };
 }
 
 /** A result the tool answered with `isError` is its own failure, classified from the result. */

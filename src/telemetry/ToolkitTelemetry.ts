@@ -1,7 +1,7 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
 import { isControlFlow } from "../errors/controlFlow.js";
 import { isMcpToolError, type McpToolError } from "../errors/McpToolError.js";
-import type { EventHub, McpEvent } from "../events.js";
+import type { EventHub, McpEvent, ProgressEvent } from "../events.js";
 import type { CallContext } from "../policy/abort.js";
 import type { Instrumentation } from "../policy/pipeline.js";
 import { EVENTS, OURS, SEMCONV } from "./attributes.js";
@@ -185,6 +185,15 @@ export class ToolkitTelemetry implements Instrumentation {
   private markFailed(span: Span, error: McpToolError): void {
     const safe = this.sources.redact ? this.sources.redact(error) : error;
     span.setStatus({ code: SpanStatusCode.ERROR, message: safe.message });
+  }
+
+  /** A call's progress, as an event on the span it happened in (the attempt's). */
+  progress(event: ProgressEvent): void {
+    if (!tracingOn()) return;
+    trace.getActiveSpan()?.addEvent(EVENTS.PROGRESS, {
+      [OURS.PROGRESS]: event.progress,
+      ...(event.total !== undefined ? { [OURS.PROGRESS_TOTAL]: event.total } : {}),
+    });
   }
 
   private onEvent(event: McpEvent): void {

@@ -39,6 +39,9 @@ export const OURS = {
   OUTCOME: "langchain_mcp.outcome",
   /** Could the same call succeed later? (failed calls) */
   TRANSIENT: "langchain_mcp.transient",
+  /** A progress notification's progress so far, and its total when the server knows it (progress span events). */
+  PROGRESS: "langchain_mcp.progress",
+  PROGRESS_TOTAL: "langchain_mcp.progress.total",
   /** The server (or `function`) that answered after the primary failed. */
   FALLBACK_SERVER: "langchain_mcp.fallback.server",
   /** The server's circuit when the call ended: `closed`, `open` or `half-open`. */
@@ -57,6 +60,7 @@ export const EVENTS = {
   RECONNECT: "langchain_mcp.reconnect",
   FALLBACK: "langchain_mcp.fallback",
   CIRCUIT: "langchain_mcp.circuit",
+  PROGRESS: "langchain_mcp.progress",
 } as const;
 
 /** Metric names. `mcp.client.operation.duration` is the conventions'; the rest are ours. */
