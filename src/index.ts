@@ -47,6 +47,7 @@ export type {
   SharedStateOptions,
   RedisClientLike,
   EraSetting,
+  ToolFilter,
 } from "./config/index.js";
 export type { AnyClient, ProtocolEra } from "./mcp/clients.js";
 export type { InputContext, InputHandler } from "./mcp/input.js";
@@ -66,6 +67,9 @@ export type {
   HalfOpenEvent,
   CircuitCloseEvent,
   SharedStateEvent,
+  ServerState,
+  ServerStatus,
+  ServerStatusEvent,
 } from "./events.js";
 export { backoffDelay, retryVerdict } from "./policy/RetryPolicy.js";
 export type { RetryOptions, RetryUnknownOutcome } from "./policy/RetryPolicy.js";

@@ -8,6 +8,7 @@
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { isReason, type Reason } from "../errors/reasons.js";
 import type { AnyClient } from "../mcp/clients.js";
@@ -16,6 +17,9 @@ import type { McpEventListener } from "../events.js";
 import { BreakerOptionsSchema, ErrorOptionsSchema, ReconnectOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema, ToolPolicySchema, type BeforeFallback } from "./policies.js";
 import { SharedStateOptionsSchema } from "./sharedState.js";
 import { custom, describe, expected, flag, fn, httpUrl, isObject, nonEmptyText, number, oneOf, options, stringArray, stringRecord, text } from "./fields.js";
+
+/** Decides whether the model is offered a server's tool; see the toolkit's `filter`. */
+export type ToolFilter = (tool: Tool, serverName: string) => boolean;
 
 const codeRule = options({
   reason: custom<Reason>("a known reason", isReason),
@@ -45,11 +49,6 @@ const serverOptions = {
   retryBudget: RetryBudgetOptionsSchema.optional(),
   /** Reconnection after the connection is lost; a `client` you connected is never reconnected. */
   reconnect: ReconnectOptionsSchema.optional(),
-  /** How long connecting (and re-connecting) may take, in milliseconds. @default 30000 */
-  connectTimeoutMs: number({ min: 1 }).default(30_000),
-  /** Offer this server's tools to the model; false keeps it as a fallback only. @default true */
-  exposeTools: flag().default(true),
-  /**
   /**
    * The most calls in flight to this server at once (a bulkhead); past it a call waits its turn,
    * within its own timeout and abortable. Unset, no limit.
@@ -60,6 +59,33 @@ const serverOptions = {
    * `bulkhead_full`, unsent. Unset, no limit on the queue.
    */
   maxQueue: number({ min: 0, integer: true }).optional(),
+  /** How long connecting (and re-connecting) may take, in milliseconds. @default 30000 */
+  connectTimeoutMs: number({ min: 1 }).default(30_000),
+  /** Offer this server's tools to the model; false keeps it as a fallback only. @default true */
+  exposeTools: flag().default(true),
+  /**
+   * Which of this server's tools the model is offered, by their names on the server (or
+   * `<server>/<tool>`), each a name or a glob with `*` as in the toolkit's `tools` keys. A tool
+   * is offered when it matches some `allow` pattern (every tool, without `allow`) and no `deny`
+   * pattern. A hidden tool still answers as another server's `fallback`. Named `toolFilter`,
+   * not `tools`, since the toolkit's `tools` maps names to policies.
+   */
+  toolFilter: options({
+    /** Offer only the tools these names or globs match. Unset, every tool. */
+    allow: stringArray().optional(),
+    /** Never offer the tools these names or globs match, even when `allow` does. */
+    deny: stringArray().optional(),
+  }).optional(),
+  /**
+   * Must this server connect for `McpToolkit.connect()` to succeed? A required server that fails
+   * rejects `connect()` with its classified error. An optional one (`false`) is left out: the
+   * toolkit tries it again in the background, waiting as its `reconnect` backoff says, adds its
+   * tools when it comes up, and reports it in `status()` and `server_status` events. A server
+   * that leaves `required` unset follows the toolkit's `onConnectionError` (`"skip"`: optional).
+   * @default true
+   */
+  required: flag().default(true),
+  /**
    * Answers the server's requests for input during a tool call (elicitation forms and URLs,
    * sampling); `langGraphInputHandler()` turns them into LangGraph interrupts. Without one, the
    * client declares no such capability and the model reads `elicitation_required`.
@@ -192,8 +218,19 @@ export const McpToolkitConfigSchema = options({
     .refine((servers) => Object.keys(servers).length > 0, { error: "expected at least one server" }),
   /** Name every tool `<server>__<tool>`; clashing names get the prefix regardless. @default false */
   prefixToolNames: flag().default(false),
-  /** `"skip"` leaves a server that fails to connect out, and tries it again later. @default "throw" */
+  /**
+   * The `required` of every server that does not set its own: `"throw"` makes them required,
+   * `"skip"` optional (left out when they fail to connect, and tried again in the background).
+   * A server's own `required` always wins.
+   * @default "throw"
+   */
   onConnectionError: oneOf(["throw", "skip"]).default("throw"),
+  /**
+   * Decides, after each server's `toolFilter`, whether the model is offered a tool: `tool` is the
+   * MCP tool as its server listed it, `serverName` the server's name. `false` hides it (it may
+   * still answer as a fallback); a filter that throws hides it too.
+   */
+  filter: fn<ToolFilter>().optional(),
   /** How failures reach the caller. */
   errors: ErrorOptionsSchema.optional(),
   /** The retry policy for every tool, under server and tool policies. */

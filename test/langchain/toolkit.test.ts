@@ -147,8 +147,9 @@ describe("McpToolkit errors are results", () => {
     const events: McpEvent[] = [];
     const { toolkit } = await memoryToolkit({ events });
     await toolkit.getTool("fail")!.invoke(call("fail", {}));
-    expect(events.map((e) => e.type)).toEqual(["call", "error"]);
-    const error = events[1]!;
+    // The connect's own `server_status` (connected) came first.
+    expect(events.map((e) => e.type)).toEqual(["server_status", "call", "error"]);
+    const error = events[2]!;
     expect(error.type === "error" && error.error.reason).toBe("tool_error");
   });
 });

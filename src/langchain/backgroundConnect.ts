@@ -1,0 +1,95 @@
+/**
+ * Optional servers that failed to connect, tried again in the background until they come up or
+ * the toolkit closes. Each server has one loop; `refresh()` cuts its wait short, and an attempt
+ * under way is shared by whoever asks for one, so a server is never connected twice at once.
+ */
+import { DEFAULT_RECONNECT, type ReconnectOptions } from "../config/index.js";
+import { sleep } from "../policy/abort.js";
+
+/**
+ * The shortest wait between background attempts, in milliseconds: a `minDelayMs` of 0 (which
+ * suits a reconnect before a call) would otherwise retry a refused port in a tight loop.
+ */
+export const BACKGROUND_MIN_DELAY_MS = 100;
+
+/**
+ * The wait before background attempt `failures + 1`, from the server's `reconnect` backoff:
+ * `minDelayMs` doubling up to `maxDelayMs`, as the connection waits before a reconnect, and
+ * never less than that wait, so the connection itself has nothing left to wait and an attempt's
+ * time is the connect's own. `undefined` when the server's reconnection is off: it is then
+ * tried only by `refresh()`.
+ */
+export function backgroundDelay(reconnect: ReconnectOptions | undefined, failures: number): number | undefined {
+  const { enabled, minDelayMs, maxDelayMs } = { ...DEFAULT_RECONNECT, ...reconnect };
+  if (!enabled) return undefined;
+  const base = Math.max(minDelayMs, BACKGROUND_MIN_DELAY_MS);
+  return Math.max(BACKGROUND_MIN_DELAY_MS, Math.min(maxDelayMs, base * 2 ** Math.min(failures - 1, 30)));
+}
+
+interface Loop {
+  /** Aborts the current wait: set afresh before each one, so an early wake skips one wait only. */
+  wake: AbortController;
+  done: Promise<void>;
+}
+
+export class BackgroundConnects {
+  private readonly loops = new Map<string, Loop>();
+  private readonly attempts = new Map<string, Promise<boolean>>();
+  private stopped = false;
+
+  /**
+   * @param attemptOnce one connect attempt of a server; resolves true once it is connected, and
+   *   never rejects.
+   * @param delayOf the wait before the next attempt after `failures` failed ones, or `undefined`
+   *   for none in the background.
+   */
+  constructor(
+    private readonly attemptOnce: (server: string) => Promise<boolean>,
+    private readonly delayOf: (server: string, failures: number) => number | undefined,
+  ) {}
+
+  /** Starts trying `server` again in the background (its first attempt failed), unless it is already. */
+  start(server: string): void {
+    if (this.stopped || this.loops.has(server) || this.delayOf(server, 1) === undefined) return;
+    const loop: Loop = { wake: new AbortController(), done: Promise.resolve() };
+    this.loops.set(server, loop);
+    loop.done = this.run(server, loop).finally(() => this.loops.delete(server));
+  }
+
+  /** One attempt now for each server, joined with one already under way; resolves when all have ended. */
+  async now(servers: readonly string[]): Promise<void> {
+    await Promise.all(
+      servers.map((server) => {
+        this.loops.get(server)?.wake.abort();
+        return this.attempt(server);
+      }),
+    );
+  }
+
+  /** Ends every wait at once and starts nothing more; resolves when the loops have ended. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    for (const loop of this.loops.values()) loop.wake.abort();
+    await Promise.allSettled([...this.loops.values()].map((l) => l.done));
+  }
+
+  private async run(server: string, loop: Loop): Promise<void> {
+    for (let failures = 1; !this.stopped; failures++) {
+      const delay = this.delayOf(server, failures);
+      if (delay === undefined) return;
+      loop.wake = new AbortController();
+      // An abort is a wake (refresh) or the end (close); both go on to the check below.
+      await sleep(delay, loop.wake.signal).catch(() => undefined);
+      if (this.stopped || (await this.attempt(server))) return;
+    }
+  }
+
+  private attempt(server: string): Promise<boolean> {
+    let running = this.attempts.get(server);
+    if (!running) {
+      running = this.attemptOnce(server).finally(() => this.attempts.delete(server));
+      this.attempts.set(server, running);
+    }
+    return running;
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Where each of a toolkit's servers stands, as `McpToolkit.status()` reports it, and the
+ * `server_status` event that tells each change. A failure to connect is data here, not an
+ * exception: an optional server that is down is one entry among the others.
+ */
+import { DEFAULT_SERVER_OPTIONS, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
+import type { McpToolError } from "../errors/McpToolError.js";
+import type { McpEvent, ServerState, ServerStatus } from "../events.js";
+
+/**
+ * Must this server connect for `connect()` to succeed? Its own `required` wins; unset, the
+ * toolkit's `onConnectionError` decides (`"skip"`: optional), else the schema's default.
+ */
+export function isRequired(server: ServerConfig, config: McpToolkitConfig): boolean {
+  return server.required ?? (config.onConnectionError === "skip" ? false : DEFAULT_SERVER_OPTIONS.required);
+}
+
+interface Entry {
+  state: ServerState;
+  required: boolean;
+  protocolVersion?: string;
+  lastError?: { reason: McpToolError["reason"]; message: string };
+  connectMs?: number;
+}
+
+export class ServerStatusBoard {
+  private readonly entries = new Map<string, Entry>();
+
+  /**
+   * @param toolsOf the exposed names of the tools a server offers now, read when a status is
+   *   made, so that a tool list that changed is never reported stale.
+   */
+  constructor(
+    config: McpToolkitConfig,
+    private readonly emit: (event: McpEvent) => void,
+    private readonly toolsOf: (server: string) => string[],
+  ) {
+    for (const [name, server] of Object.entries(config.servers)) this.entries.set(name, { state: "connecting", required: isRequired(server, config) });
+  }
+
+  required(server: string): boolean {
+    return this.entries.get(server)?.required ?? DEFAULT_SERVER_OPTIONS.required;
+  }
+
+  /** The server connected (its tools already built, so the event lists them). */
+  connected(server: string, facts: { protocolVersion: string | undefined; connectMs: number }): void {
+    const entry = this.entries.get(server);
+    if (!entry || entry.state === "closed") return;
+    const previous = entry.state;
+    entry.state = "connected";
+    entry.connectMs = Math.round(facts.connectMs);
+    if (facts.protocolVersion === undefined) delete entry.protocolVersion;
+    else entry.protocolVersion = facts.protocolVersion;
+    this.report(server, entry, previous);
+  }
+
+  /** The connection was established again after it closed: the version may differ (an upgraded server). */
+  reconnected(server: string, protocolVersion: string | undefined): void {
+    const entry = this.entries.get(server);
+    if (entry?.state === "connected" && protocolVersion !== undefined) entry.protocolVersion = protocolVersion;
+  }
+
+  /**
+   * A connect failed with `error`, already redacted. Returns whether that was a change worth
+   * telling: a new state, or a reason other than the last one. A server retried every few
+   * seconds for an hour reports the failure once, not a thousand times.
+   */
+  failed(server: string, error: McpToolError): boolean {
+    const entry = this.entries.get(server);
+    if (!entry || entry.state === "closed") return false;
+    const previous = entry.state;
+    const changed = previous !== "failed" || entry.lastError?.reason !== error.reason;
+    entry.state = "failed";
+    entry.lastError = { reason: error.reason, message: error.message };
+    if (changed) this.report(server, entry, previous);
+    return changed;
+  }
+
+  /** The toolkit closed: every server is `"closed"`, each told once. */
+  closeAll(): void {
+    for (const [server, entry] of this.entries) {
+      if (entry.state === "closed") continue;
+      const previous = entry.state;
+      entry.state = "closed";
+      this.report(server, entry, previous);
+    }
+  }
+
+  /** Every server's status now, by name; fresh objects, so a caller may keep or change them. */
+  snapshot(): Record<string, ServerStatus> {
+    const out: Record<string, ServerStatus> = {};
+    for (const [server, entry] of this.entries) out[server] = this.statusOf(server, entry);
+    return out;
+  }
+
+  private statusOf(server: string, entry: Entry): ServerStatus {
+    return {
+      state: entry.state,
+      required: entry.required,
+      ...(entry.protocolVersion !== undefined ? { protocolVersion: entry.protocolVersion } : {}),
+      tools: entry.state === "connected" ? this.toolsOf(server) : [],
+      ...(entry.lastError ? { lastError: { ...entry.lastError } } : {}),
+      ...(entry.connectMs !== undefined ? { connectMs: entry.connectMs } : {}),
+    };
+  }
+
+  private report(server: string, entry: Entry, previous: ServerState): void {
+    this.emit({ type: "server_status", serverName: server, previous, ...this.statusOf(server, entry) });
+  }
+}
