@@ -4,3 +4,5 @@ export { mcpErrorMiddleware, mcpRetryOn, createMcpRetryOn } from "./langchain/mi
 export type { McpErrorMiddlewareOptions, McpRetryOnOptions } from "./langchain/middleware.js";
 export { langGraphInputHandler } from "./langchain/inputInterrupt.js";
 export type { McpInputInterrupt } from "./langchain/inputInterrupt.js";
+export { approvalFor, needsApproval } from "./langchain/approval.js";
+export type { ApprovalCandidate, ApprovalOptions, ApprovalSource } from "./langchain/approval.js";

@@ -10,7 +10,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_RECONNECT, type ReconnectOptions, type ServerConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize, type ExitInfo, type HttpResponseFacts } from "../errors/normalize.js";
-import type { McpEventListener } from "../events.js";
+import type { LogLevel, McpEventListener } from "../events.js";
 import { raceAbort, sleep, withDeadline } from "../policy/abort.js";
 import { eraOf, listAllTools, protocolVersionOf, type AnyClient, type ProtocolEra } from "./clients.js";
 import { OwnClient, UserClient, type ClientSource, type Opened } from "./clientSource.js";
@@ -19,6 +19,7 @@ import { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
 import type { InputHandler } from "./input.js";
 import { RequestTracker } from "./RequestTracker.js";
 import { ToolCatalog } from "./ToolCatalog.js";
+import { ServerLogs } from "./serverLogs.js";
 import { StderrTail } from "./transports.js";
 
 export { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
@@ -55,6 +56,8 @@ export class Connection {
   /** How the last connection ended, for error messages. */
   lastExit: ExitInfo | undefined;
   /** Why the last connect failed, until one succeeds: the cause a call waiting on the next one reports. */
+  /** The server's log messages: reported as `log` events, the last warnings kept for failed calls. */
+  readonly logs: ServerLogs;
   lastConnectError: McpToolError | undefined;
 
   constructor(
@@ -71,8 +74,9 @@ export class Connection {
     this.source =
       "client" in config
         ? new UserClient(config.client)
-        : new OwnClient(name, config, clientInfo, this.requests.probe, this.stderr, this.catalog, this.connectTimeoutMs, this.reconnect.enabled);
+        : new OwnClient(name, config, clientInfo, this.requests.probe, this.stderr, this.catalog, this.logs, this.connectTimeoutMs, this.reconnect.enabled);
   }
+    this.logs = new ServerLogs(name, config.logLevel, (event) => this.onEvent?.(event));
 
   /** The server's URL, for HTTP servers. */
   get url(): string | undefined {
@@ -150,6 +154,11 @@ export class Connection {
   /** An attempt begins: until the returned function is called, closing the connection aborts it. */
   enter(controller: AbortController): () => void {
     return this.requests.enter(controller);
+  /** The log level asked of the server (`logLevel`), if any. */
+  get logLevel(): LogLevel | undefined {
+    return this.config.logLevel;
+  }
+
   }
 
   /** The live client if there is one now, without waiting; `undefined` when a (re)connect is needed. */

@@ -30,6 +30,8 @@ export interface AttemptFacts {
   lease?: Lease;
   /** The JSON-RPC id of the request, where it was seen being written. */
   id?: number;
+  /** `Date.now()` when the attempt began: the server's warnings since then go into its error's data. */
+  startedAt: number;
   /** Had the attempt been aborted before it was sent? Then the SDK refuses it unsent. */
   abortedBeforeSend: boolean;
   /** The attempt's tracked requests, where they are tracked; its controller carries why the attempt was ended. */
@@ -62,8 +64,19 @@ export function settled(facts: AttemptFacts, thrown: unknown): McpToolError | Pr
 
 function classify(facts: AttemptFacts, thrown: unknown): McpToolError {
   const { lease, target } = facts;
-  const error = classifyFailure(facts, thrown);
+  const error = withServerLogs(classifyFailure(facts, thrown), target.connection, facts.startedAt);
   return lease && diedWithConnection(error, target.connection, endedBy(facts)) ? withGeneration(error, lease.generation) : error;
+}
+
+/**
+ * `data.serverLogs`: what the server logged at warning or above while the attempt ran, for the
+ * artifact and events (the model's text never shows data). Redacted with the error on its way out.
+ */
+export function withServerLogs(error: McpToolError, connection: Connection, since: number): McpToolError {
+  const lines = connection.logs.since(since);
+  const data = error.data;
+  if (lines.length === 0 || (data !== undefined && (typeof data !== "object" || data === null || Array.isArray(data)))) return error;
+  return error.with({ data: { ...(data as Record<string, unknown> | undefined), serverLogs: lines.map(({ at: _at, ...line }) => line) } });
 }
 
 function classifyFailure(facts: AttemptFacts, thrown: unknown): McpToolError {

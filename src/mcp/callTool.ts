@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { callToolWith, isV2Client, type AnyClient, type CallOptions, type CallParams } from "./clients.js";
 import { withInputRounds } from "./input.js";
+import { LOG_LEVEL_META_KEY } from "./serverLogs.js";
 import { markRequests, type RequestIds } from "./requestScope.js";
 import { runsAsTask, taskAttempt, type TaskCall } from "./taskCall.js";
 import { isControlFlow } from "../errors/controlFlow.js";
@@ -9,7 +10,7 @@ import type { McpToolError } from "../errors/McpToolError.js";
 import type { CustomCodeTable } from "../errors/normalize.js";
 import type { CallContext } from "../policy/abort.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
-import { settled, type AttemptFacts } from "./attemptFailure.js";
+import { settled, withServerLogs, type AttemptFacts } from "./attemptFailure.js";
 import type { Connection, Lease } from "./Connection.js";
 
 /** What one attempt calls: a tool on a server, reached through its connection at call time. */
@@ -57,7 +58,7 @@ export function callToolOnce(
   recovery?: AttemptRecovery,
   progress?: (progress: Progress) => void,
 ): Promise<CallToolResult> {
-  const facts: AttemptFacts = { target, args, scope, attempt, context, callerSignal, meta, task, recovery, progress, abortedBeforeSend: false };
+  const facts: AttemptFacts = { target, args, scope, attempt, context, callerSignal, meta, task, recovery, progress, abortedBeforeSend: false, startedAt: Date.now() };
   const params = { name: target.mcpName, arguments: args, ...(meta ? { _meta: meta } : {}) };
   return recoverFrom(attemptOnce(facts, params, task), facts);
 }
@@ -156,7 +157,8 @@ function progressOptions(target: ToolTarget, scope: AttemptScope, heard: ((progr
 
 /** A result the tool answered with `isError` is its own failure, classified from the result. */
 function domainError(result: CallToolResult, facts: AttemptFacts): McpToolError | undefined {
-  return fromResult(result, { ...facts.context, attempts: facts.attempt });
+  const error = fromResult(result, { ...facts.context, attempts: facts.attempt });
+  return error && withServerLogs(error, facts.target.connection, facts.startedAt);
 }
 
 /**
@@ -181,6 +183,9 @@ function failed(facts: AttemptFacts, thrown: unknown): Promise<never> {
 function sendCall(connection: Connection, client: AnyClient, params: CallParams, context: CallContext, scope: AttemptScope, options: CallOptions): Promise<CallToolResult> {
   if (!isV2Client(client) || client.getProtocolEra() !== "modern") return callToolWith(client, params, options);
   const { handler, maxRounds } = connection.input;
+  // 2026-07-28 has no session to set a log level on: each request states it.
+  const level = connection.logLevel;
+  if (level) params = { ...params, _meta: { ...params._meta, [LOG_LEVEL_META_KEY]: level } };
   const inputContext = { serverName: connection.name, era: "modern" as const, ...(context.toolName ? { toolName: context.toolName } : {}), signal: scope.signal };
   return withInputRounds((p: CallParams) => callToolWith(client, p, { ...options, allowInputRequired: true }), params, { handler, maxRounds, context: inputContext, wait: (answer) => scope.wait(answer) });
 }

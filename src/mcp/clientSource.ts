@@ -11,6 +11,7 @@ import { connectTransport, newClient, type ConnectAttempt, type EraChoice, type 
 import { terminateSession } from "./connectionEnds.js";
 import { EraMemory, eraSetting, probeTimeoutMs } from "./era.js";
 import type { ToolCatalog } from "./ToolCatalog.js";
+import type { ServerLogs } from "./serverLogs.js";
 import type { StderrTail, TransportProbe } from "./transports.js";
 
 /** A client opened and listed, not yet the connection's: `adopt` makes it so. */
@@ -71,6 +72,7 @@ export class OwnClient implements ClientSource {
   ) {
     this.reconnects = reconnects;
   }
+    private readonly logs: ServerLogs,
 
   get breaksArePerRequest(): boolean {
     return this.config.transport !== "stdio";
@@ -87,7 +89,11 @@ export class OwnClient implements ClientSource {
       // Until this connect is done, a timeout must be able to close what it opened.
       this.pending.transport = transport;
       await watching.ready;
-      const tools = await listAllTools(client);
+      this.logs.listen(client);
+      await this.askLogLevel(client);
+      // A list that still holds (the server's ttl, or a catalog's) is not asked for again.
+      const fresh = this.catalog.fresh();
+      const listed = fresh ? undefined : await this.catalog.read(client);
       if (attempt.abandoned) throw new Error("The connect was abandoned after its timeout.");
       const activate = () => {
         current = true;
@@ -130,6 +136,16 @@ export class OwnClient implements ClientSource {
     const client = opened.client as Client;
     client.onclose = undefined;
     if (terminate && opened.transport instanceof StreamableHTTPClientTransport && opened.transport.sessionId) await terminateSession(opened.transport);
+  /**
+   * A 2025-era server that logs is asked for the configured level once per connect; a 2026-07-28
+   * one is asked on each request instead. A server that refuses changes nothing.
+   */
+  private async askLogLevel(client: Client): Promise<void> {
+    const level = this.config.logLevel;
+    if (!level || client.getProtocolEra() === "modern" || !client.getServerCapabilities()?.logging) return;
+    await client.setLoggingLevel(level).catch(() => undefined);
+  }
+
     await client.close().catch(() => undefined);
   }
 
