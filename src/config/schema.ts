@@ -91,13 +91,13 @@ const serverOptions = {
    * client declares no such capability and the model reads `elicitation_required`.
    */
   inputHandler: custom<InputHandler>("an object with elicit and/or sample functions", (v) => isObject(v) && ["elicit", "sample"].some((k) => typeof v[k] === "function")).optional(),
-  /** How many `input_required` rounds (2026-07-28) one call may take before it gives up. @default 3 */
   /**
    * The lowest level of this server's log messages reported as `log` events, and asked of the
    * server: with `logging/setLevel` after a 2025-era connect, and on each 2026-07-28 request.
    * Unset, the server is asked for nothing and whatever it sends is reported.
    */
   logLevel: oneOf(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]).optional(),
+  /** How many `input_required` rounds (2026-07-28) one call may take before it gives up. @default 3 */
   maxInputRounds: number({ integer: true, min: 1 }).default(3),
 };
 

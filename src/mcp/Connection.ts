@@ -18,8 +18,8 @@ import { withConnectTimeout, type ConnectAttempt } from "./connect.js";
 import { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
 import type { InputHandler } from "./input.js";
 import { RequestTracker } from "./RequestTracker.js";
-import { ToolCatalog } from "./ToolCatalog.js";
 import { ServerLogs } from "./serverLogs.js";
+import { ToolCatalog } from "./ToolCatalog.js";
 import { StderrTail } from "./transports.js";
 
 export { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
@@ -52,12 +52,12 @@ export class Connection {
   private readonly requests: RequestTracker;
   private readonly catalog = new ToolCatalog();
   private readonly source: ClientSource;
+  /** The server's log messages: reported as `log` events, the last warnings kept for failed calls. */
+  readonly logs: ServerLogs;
   private readonly connectTimeoutMs: number;
   /** How the last connection ended, for error messages. */
   lastExit: ExitInfo | undefined;
   /** Why the last connect failed, until one succeeds: the cause a call waiting on the next one reports. */
-  /** The server's log messages: reported as `log` events, the last warnings kept for failed calls. */
-  readonly logs: ServerLogs;
   lastConnectError: McpToolError | undefined;
 
   constructor(
@@ -71,12 +71,12 @@ export class Connection {
     this.reconnect = { ...DEFAULT_RECONNECT, ...config.reconnect };
     this.connectTimeoutMs = config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.requests = new RequestTracker((transport, error) => this.eventStreamLost(transport, error));
+    this.logs = new ServerLogs(name, config.logLevel, (event) => this.onEvent?.(event));
     this.source =
       "client" in config
         ? new UserClient(config.client)
         : new OwnClient(name, config, clientInfo, this.requests.probe, this.stderr, this.catalog, this.logs, this.connectTimeoutMs, this.reconnect.enabled);
   }
-    this.logs = new ServerLogs(name, config.logLevel, (event) => this.onEvent?.(event));
 
   /** The server's URL, for HTTP servers. */
   get url(): string | undefined {
@@ -117,6 +117,11 @@ export class Connection {
     return this.source.breaksArePerRequest;
   }
 
+  /** The log level asked of the server (`logLevel`), if any. */
+  get logLevel(): LogLevel | undefined {
+    return this.config.logLevel;
+  }
+
   /** How this server's requests for input are answered, and how many 2026 rounds a call may take. */
   get input(): { handler: InputHandler | undefined; maxRounds: number } {
     return { handler: this.config.inputHandler, maxRounds: this.config.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS };
@@ -154,11 +159,6 @@ export class Connection {
   /** An attempt begins: until the returned function is called, closing the connection aborts it. */
   enter(controller: AbortController): () => void {
     return this.requests.enter(controller);
-  /** The log level asked of the server (`logLevel`), if any. */
-  get logLevel(): LogLevel | undefined {
-    return this.config.logLevel;
-  }
-
   }
 
   /** The live client if there is one now, without waiting; `undefined` when a (re)connect is needed. */

@@ -182,10 +182,10 @@ function failed(facts: AttemptFacts, thrown: unknown): Promise<never> {
  */
 function sendCall(connection: Connection, client: AnyClient, params: CallParams, context: CallContext, scope: AttemptScope, options: CallOptions): Promise<CallToolResult> {
   if (!isV2Client(client) || client.getProtocolEra() !== "modern") return callToolWith(client, params, options);
-  const { handler, maxRounds } = connection.input;
   // 2026-07-28 has no session to set a log level on: each request states it.
   const level = connection.logLevel;
   if (level) params = { ...params, _meta: { ...params._meta, [LOG_LEVEL_META_KEY]: level } };
+  const { handler, maxRounds } = connection.input;
   const inputContext = { serverName: connection.name, era: "modern" as const, ...(context.toolName ? { toolName: context.toolName } : {}), signal: scope.signal };
   return withInputRounds((p: CallParams) => callToolWith(client, p, { ...options, allowInputRequired: true }), params, { handler, maxRounds, context: inputContext, wait: (answer) => scope.wait(answer) });
 }

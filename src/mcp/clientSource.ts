@@ -10,8 +10,8 @@ import { isStdioTransport, listAllTools, transportOf, type AnyClient } from "./c
 import { connectTransport, newClient, type ConnectAttempt, type EraChoice, type PendingTransport } from "./connect.js";
 import { terminateSession } from "./connectionEnds.js";
 import { EraMemory, eraSetting, probeTimeoutMs } from "./era.js";
-import type { ToolCatalog } from "./ToolCatalog.js";
 import type { ServerLogs } from "./serverLogs.js";
+import type { ToolCatalog } from "./ToolCatalog.js";
 import type { StderrTail, TransportProbe } from "./transports.js";
 
 /** A client opened and listed, not yet the connection's: `adopt` makes it so. */
@@ -67,12 +67,12 @@ export class OwnClient implements ClientSource {
     private readonly probe: TransportProbe,
     private readonly stderr: StderrTail,
     private readonly catalog: ToolCatalog,
+    private readonly logs: ServerLogs,
     private readonly connectTimeoutMs: number,
     reconnects: boolean,
   ) {
     this.reconnects = reconnects;
   }
-    private readonly logs: ServerLogs,
 
   get breaksArePerRequest(): boolean {
     return this.config.transport !== "stdio";
@@ -91,9 +91,7 @@ export class OwnClient implements ClientSource {
       await watching.ready;
       this.logs.listen(client);
       await this.askLogLevel(client);
-      // A list that still holds (the server's ttl, or a catalog's) is not asked for again.
-      const fresh = this.catalog.fresh();
-      const listed = fresh ? undefined : await this.catalog.read(client);
+      const tools = await listAllTools(client);
       if (attempt.abandoned) throw new Error("The connect was abandoned after its timeout.");
       const activate = () => {
         current = true;
@@ -128,14 +126,6 @@ export class OwnClient implements ClientSource {
     return true;
   }
 
-  versionRefused(generation: number, current: boolean): boolean {
-    return this.eras.refused(generation, current);
-  }
-
-  async release(opened: Opened, terminate: boolean): Promise<void> {
-    const client = opened.client as Client;
-    client.onclose = undefined;
-    if (terminate && opened.transport instanceof StreamableHTTPClientTransport && opened.transport.sessionId) await terminateSession(opened.transport);
   /**
    * A 2025-era server that logs is asked for the configured level once per connect; a 2026-07-28
    * one is asked on each request instead. A server that refuses changes nothing.
@@ -146,6 +136,14 @@ export class OwnClient implements ClientSource {
     await client.setLoggingLevel(level).catch(() => undefined);
   }
 
+  versionRefused(generation: number, current: boolean): boolean {
+    return this.eras.refused(generation, current);
+  }
+
+  async release(opened: Opened, terminate: boolean): Promise<void> {
+    const client = opened.client as Client;
+    client.onclose = undefined;
+    if (terminate && opened.transport instanceof StreamableHTTPClientTransport && opened.transport.sessionId) await terminateSession(opened.transport);
     await client.close().catch(() => undefined);
   }
 
