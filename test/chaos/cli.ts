@@ -1,6 +1,8 @@
 /**
  * `npm run chaos -- --calls 2000 --seed 1 [--transports stdio,http] [--concurrency 8] [--timeout 2000] [--race-writes n]`
  * `npm run chaos -- --soak [--calls 50000] [--soak-transport memory|http]`
+ * `npm run chaos -- --restart [--kinds a,b] [--faults kill,stop] [--downs 300,3000] [--callers 16] [--timeout 5000]`
+ *   (rolling restarts of real servers under load; see test/restart/)
  * Exits non-zero when an invariant breaks.
  */
 import { spawnSync } from "node:child_process";
@@ -21,6 +23,11 @@ const num = (name: string, fallback: number) => {
   if (!Number.isFinite(n)) throw new Error(`--${name} expects a number, got ${v}`);
   return n;
 };
+
+if (flag("restart")) {
+  const { restartCli } = await import("../restart/cli.js");
+  process.exit(await restartCli(value));
+}
 
 if (flag("soak")) {
   // Heap is compared after forced GC, which needs --expose-gc: re-run under it when missing.
