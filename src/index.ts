@@ -50,6 +50,7 @@ export type {
   ToolFilter,
 } from "./config/index.js";
 export type { AnyClient, ProtocolEra } from "./mcp/clients.js";
+export type { ServerCatalog, ToolkitCatalog } from "./mcp/catalogCache.js";
 export type { InputContext, InputHandler } from "./mcp/input.js";
 export { EventHub } from "./events.js";
 export type {

@@ -83,7 +83,7 @@ export const DEFAULT_BREAKER = defaultsOf(BreakerOptionsSchema);
 export const DEFAULT_RETRY_BUDGET = defaultsOf(RetryBudgetOptionsSchema);
 /** What an empty reconnect configuration means. */
 export const DEFAULT_RECONNECT = defaultsOf(ReconnectOptionsSchema);
-/** A server's defaults: `trustAnnotations`, `connectTimeoutMs`, `exposeTools`, `required`, `maxInputRounds`. */
+/** A server's defaults: `trustAnnotations`, `connectTimeoutMs`, `exposeTools`, `required`, `maxInputRounds`, `catalogTtlMs`. */
 export const DEFAULT_SERVER_OPTIONS = defaultsOf(ServerOptionsSchema);
 /** A tool policy's defaults (`resetTimeoutOnProgress`); its other fields are inherited. */
 export const DEFAULT_TOOL_POLICY = defaultsOf(ToolPolicySchema);

@@ -13,6 +13,7 @@ import { z } from "zod";
 import { isReason, type Reason } from "../errors/reasons.js";
 import type { AnyClient } from "../mcp/clients.js";
 import type { InputHandler } from "../mcp/input.js";
+import type { ToolkitCatalog } from "../mcp/catalogCache.js";
 import type { McpEventListener } from "../events.js";
 import { BreakerOptionsSchema, ErrorOptionsSchema, ReconnectOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema, ToolPolicySchema, type BeforeFallback } from "./policies.js";
 import { SharedStateOptionsSchema } from "./sharedState.js";
@@ -99,6 +100,14 @@ const serverOptions = {
   logLevel: oneOf(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]).optional(),
   /** How many `input_required` rounds (2026-07-28) one call may take before it gives up. @default 3 */
   maxInputRounds: number({ integer: true, min: 1 }).default(3),
+  /**
+   * How long this server's tool list may be reused, in milliseconds, when its list result
+   * carries no `ttlMs` of its own (the 2025 revisions): by `McpToolkit.connect({ catalog })`,
+   * by a reconnect, and in `sharedState`'s Redis. A 2026-07-28 server's own `ttlMs` always
+   * wins, 0 included. 0 lists at every connect, as the spec reads a missing ttl.
+   * @default 0
+   */
+  catalogTtlMs: number({ integer: true }).default(0),
 };
 
 /** What every kind of server takes. */
@@ -259,6 +268,13 @@ export const McpToolkitConfigSchema = options({
   tools: z.record(z.string(), ToolPolicySchema, { error: expected("an object of tool policies") }).optional(),
   /** Circuit and Retry-After state shared with other processes on Redis. Off unless set. */
   sharedState: SharedStateOptionsSchema.optional(),
+  /**
+   * A catalog from `toolkit.catalog()`: each server with a fresh entry (same version, same
+   * identity, ttl not run out) is offered to the model from it, with no request at all, and
+   * connects at its first call; the others connect and list as usual. See the README's
+   * "Catalog cache".
+   */
+  catalog: custom<ToolkitCatalog>("a catalog from toolkit.catalog()", isObject).optional(),
   /** Called before a fallback runs; returning `"skip"` keeps the original error. */
   beforeFallback: fn<BeforeFallback>().optional(),
   /** Receives every event; a listener that throws is ignored, never breaking a call. */

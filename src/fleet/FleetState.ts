@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { DEFAULT_BREAKER, defaultsOf, type BreakerOptions, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
 import { SharedStateOptionsSchema, type SharedStateOptions } from "../config/schema.js";
 import type { McpEvent } from "../events.js";
+import { CatalogStore } from "./catalogStore.js";
 import { serverKeys } from "./keys.js";
 import { scriptRunner } from "./redis.js";
 import { SharedServer } from "./SharedServer.js";
@@ -11,19 +12,23 @@ const DEFAULT_SHARED_STATE = defaultsOf(SharedStateOptionsSchema);
 
 /**
  * One toolkit's part in the fleet: the Redis it shares, the shared state of each of its servers,
- * and the one background timer that refreshes them. Loaded only when `sharedState` is set.
+ * their tool catalogs, and the one background timer that refreshes the state. Loaded only when
+ * `sharedState` is set.
  */
 export class FleetState {
   private readonly options: typeof DEFAULT_SHARED_STATE & SharedStateOptions;
   private readonly store: Store;
   private readonly servers: SharedServer[] = [];
   private readonly timer: NodeJS.Timeout;
+  /** Each server's tool catalog, kept with its ttl. */
+  readonly catalogs: CatalogStore;
   /** This process in the evidence hashes: random, so two processes never share a name. */
   readonly member = randomUUID().slice(0, 12);
 
   constructor(options: SharedStateOptions, emit: (event: McpEvent) => void) {
     this.options = { ...DEFAULT_SHARED_STATE, ...options };
     this.store = new Store(scriptRunner(options.redis), this.options.commandTimeoutMs, emit);
+    this.catalogs = new CatalogStore(this.store, this.options.keyPrefix);
     this.timer = setInterval(() => {
       for (const server of this.servers) void server.refresh();
     }, this.options.refreshMs);

@@ -21,6 +21,8 @@ import { McpTool } from "./McpTool.js";
 import { currentToolRun, forwardToToolRuns } from "./runEvents.js";
 import { exposedNames } from "./toolNames.js";
 import { ServerConnects } from "./serverConnects.js";
+import type { ToolkitCatalog } from "../mcp/catalogCache.js";
+import { exportCatalog, startFromCatalogs, type SharedCatalogs } from "./catalog.js";
 import { isOffered } from "./toolFilter.js";
 
 /**
@@ -49,7 +51,7 @@ export class McpToolkit extends BaseToolkit {
   private readonly caller: ToolCaller;
   private closed = false;
   /** The shared state on Redis, when `sharedState` is set. */
-  private fleet: { close(): void } | undefined;
+  private fleet: { close(): void; catalogs: SharedCatalogs } | undefined;
 
   private constructor(private readonly config: McpToolkitConfig) {
     super();
@@ -112,12 +114,22 @@ export class McpToolkit extends BaseToolkit {
     try {
       // Loaded only here, so a toolkit without `sharedState` never loads fleet/.
       if (config.sharedState) toolkit.fleet = (await import("../fleet/FleetState.js")).joinFleet(config.sharedState, config, toolkit.guards, (event) => toolkit.events.emit(event));
+      await startFromCatalogs(toolkit.connections, config, toolkit.fleet?.catalogs);
       await toolkit.connects.connectAll([...toolkit.connections.keys()]);
     } catch (error) {
       await toolkit.close();
       throw error;
     }
     return toolkit;
+  }
+
+  /**
+   * The tools each server listed, with when, for how long they hold and the era learnt, as
+   * plain JSON-safe data: hand it to `McpToolkit.connect({ catalog })` to start without
+   * listing. See the README's "Catalog cache".
+   */
+  catalog(): ToolkitCatalog {
+    return exportCatalog(this.connections, this.config);
   }
 
   /** The tools offered to the model now; an optional server's join them once it connects. */

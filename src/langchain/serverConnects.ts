@@ -99,7 +99,9 @@ export class ServerConnects {
   private async attempt(server: string): Promise<Attempt> {
     const started = performance.now();
     try {
-      await this.parts.connections.get(server)!.lease();
+      const connection = this.parts.connections.get(server)!;
+      // Started from a catalog: its tools are known, and its first call connects it.
+      if (!connection.fromCatalog) await connection.lease();
       this.pending.delete(server);
       return { connectMs: performance.now() - started };
     } catch (thrown) {

@@ -7,12 +7,13 @@
  */
 import type { Transport } from "@modelcontextprotocol/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_RECONNECT, type ReconnectOptions, type ServerConfig } from "../config/index.js";
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_RECONNECT, DEFAULT_SERVER_OPTIONS, type ReconnectOptions, type ServerConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize, type ExitInfo, type HttpResponseFacts } from "../errors/normalize.js";
 import type { LogLevel, McpEventListener } from "../events.js";
 import { raceAbort, sleep, withDeadline } from "../policy/abort.js";
-import { eraOf, listAllTools, protocolVersionOf, type AnyClient, type ProtocolEra } from "./clients.js";
+import type { Listing } from "./catalogCache.js";
+import { eraOf, protocolVersionOf, type AnyClient, type ProtocolEra } from "./clients.js";
 import { OwnClient, UserClient, type ClientSource, type Opened } from "./clientSource.js";
 import { withConnectTimeout, type ConnectAttempt } from "./connect.js";
 import { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
@@ -32,6 +33,9 @@ export interface Lease {
   hadSession: boolean;
 }
 
+/** A call's options when it needs none of its own: one object, not one per call. */
+const NO_OPTIONS: { toolDefinition?: Tool } = Object.freeze({});
+
 /** How long `close()` waits for the client to let go (a session's DELETE, a process's exit) before it returns anyway. */
 const CLOSE_WAIT_MS = 1000;
 
@@ -50,7 +54,7 @@ export class Connection {
   private readonly stderr: StderrTail;
   private readonly reconnect: Required<ReconnectOptions>;
   private readonly requests: RequestTracker;
-  private readonly catalog = new ToolCatalog();
+  private readonly catalog: ToolCatalog;
   private readonly source: ClientSource;
   /** The server's log messages: reported as `log` events, the last warnings kept for failed calls. */
   readonly logs: ServerLogs;
@@ -67,6 +71,7 @@ export class Connection {
     /** Receives `reconnect` events; must not throw (an EventHub's `emit` does not). */
     private readonly onEvent?: McpEventListener,
   ) {
+    this.catalog = new ToolCatalog(config.catalogTtlMs ?? DEFAULT_SERVER_OPTIONS.catalogTtlMs);
     this.stderr = new StderrTail("stderrLines" in config ? config.stderrLines : undefined);
     this.reconnect = { ...DEFAULT_RECONNECT, ...config.reconnect };
     this.connectTimeoutMs = config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
@@ -91,6 +96,38 @@ export class Connection {
   /** Told when the server's tool list changed after the connect that listed it. */
   set onToolsChanged(listener: (() => void) | undefined) {
     this.catalog.onChanged = listener;
+  }
+
+  /** The listing the tools came from, with how long it holds (see catalogCache.ts). */
+  get listing(): Listing | undefined {
+    return this.catalog.listing;
+  }
+
+  /** Told of every listing read from the server, to keep it beyond this process. */
+  set onListed(listener: ((listing: Listing) => void) | undefined) {
+    this.catalog.onListed = listener;
+  }
+
+  /**
+   * Starts from a catalog's entry, before any connect: its tools are offered at once, and the
+   * first call connects (in the era the entry learnt) without listing while the entry holds.
+   */
+  seed(listing: Listing): void {
+    if (this.generation === 0) this.catalog.seed(listing);
+  }
+
+  /**
+   * What a call of `mcpName` passes to the client besides its params: the tool's definition
+   * when the client took its tools from a catalog without listing them (see ToolCatalog).
+   */
+  callOptionsFor(mcpName: string): { toolDefinition?: Tool } {
+    const toolDefinition = this.catalog.unlistedDefinition(mcpName);
+    return toolDefinition ? { toolDefinition } : NO_OPTIONS;
+  }
+
+  /** Has this connection never connected, and holds tools from a catalog that still hold? Then nothing need connect yet. */
+  get fromCatalog(): boolean {
+    return this.generation === 0 && this.catalog.fresh() !== undefined;
   }
 
   get sessionId(): string | undefined {
@@ -194,9 +231,9 @@ export class Connection {
    */
   async refreshTools(signal?: AbortSignal): Promise<Tool[]> {
     const lease = await this.lease(signal);
-    const tools = await raceAbort(listAllTools(lease.client), signal);
-    this.catalog.replace(tools, lease.generation === this.generation);
-    return tools;
+    const listing = await raceAbort(this.catalog.read(lease.client), signal);
+    this.catalog.replace(listing, lease.generation === this.generation);
+    return listing.tools;
   }
 
   /**
@@ -272,7 +309,7 @@ export class Connection {
     }
     const generation = ++this.generation;
     this.opened = opened;
-    this.catalog.tools = opened.tools;
+    this.catalog.connected(opened);
     this.live = true;
     this.source.adopt(opened, generation, () => generation === this.generation, { onClose: (transportError) => this.ended(transportError) });
     return { client: opened.client, generation, hadSession: this.sessionId !== undefined };

@@ -83,6 +83,7 @@ async function attemptOnce(facts: AttemptFacts, params: CallParams, task: TaskCa
       ? await taskAttempt(client, params, task, scope, { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs)
       : await sendCall(connection, client, params, context, scope, {
           ...markRequests(tracked),
+          ...connection.callOptionsFor(target.mcpName),
           signal: scope.signal,
           timeout: target.sdkTimeoutMs,
           ...progressOptions(target, scope, facts.progress),

@@ -6,6 +6,7 @@
 import { StreamableHTTPClientTransport, type Client, type Transport } from "@modelcontextprotocol/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/index.js";
+import { priorFor, type Listing } from "./catalogCache.js";
 import { isStdioTransport, listAllTools, transportOf, type AnyClient } from "./clients.js";
 import { connectTransport, newClient, type ConnectAttempt, type EraChoice, type PendingTransport } from "./connect.js";
 import { terminateSession } from "./connectionEnds.js";
@@ -19,6 +20,10 @@ export interface Opened {
   client: AnyClient;
   transport: Transport;
   tools: Tool[];
+  /** The listing `tools` came from, when this connect read them. */
+  listed?: Listing;
+  /** The tools are a listing that still held (a catalog's), which this client never read. */
+  reused?: boolean;
   /** Called when the connection takes the client: it starts hearing the client's list changes. */
   activate?: () => void;
 }
@@ -34,7 +39,7 @@ export interface ClientSource {
   readonly reconnects: boolean;
   /** Does a reset or a broken response stream lose only the request it hit? Over stdio the pipe is the connection. */
   readonly breaksArePerRequest: boolean;
-  /** Opens (or takes) a client and lists its tools. On failure nothing is left open. */
+  /** Opens (or takes) a client and lists its tools (unless the last listing still holds). On failure nothing is left open. */
   open(attempt: ConnectAttempt): Promise<Opened>;
   /** `opened` becomes the connection's client, as generation `generation`. */
   adopt(opened: Opened, generation: number, isCurrent: () => boolean, ends: ClientEnds): void;
@@ -80,6 +85,9 @@ export class OwnClient implements ClientSource {
 
   async open(attempt: ConnectAttempt): Promise<Opened> {
     this.stderr.clear();
+    const seed = this.catalog.takeSeed();
+    const prior = seed && priorFor(seed, eraSetting(this.config));
+    if (prior) this.eras.assume(prior);
     const { client, transport } = await this.connect(attempt);
     let current = false;
     // A quarter of the connect timeout, at most 2 s: a server slow to acknowledge the stream
@@ -88,16 +96,20 @@ export class OwnClient implements ClientSource {
     try {
       // Until this connect is done, a timeout must be able to close what it opened.
       this.pending.transport = transport;
-      await watching.ready;
+      // A list that still holds (the server's ttl, or a catalog's) is not asked for again. A list
+      // read now is read once the change stream is up, so no change falls between the two; a
+      // list kept from before has no such moment to guard, and the call need not wait for it.
+      const fresh = this.catalog.fresh();
+      if (!fresh) await watching.ready;
       this.logs.listen(client);
       await this.askLogLevel(client);
-      const tools = await listAllTools(client);
+      const listed = fresh ? undefined : await this.catalog.read(client);
       if (attempt.abandoned) throw new Error("The connect was abandoned after its timeout.");
       const activate = () => {
         current = true;
         watching.adopt();
       };
-      return { client, transport, tools, activate };
+      return { client, transport, tools: (fresh ?? listed)!.tools, ...(listed ? { listed } : { reused: true }), activate };
     } catch (error) {
       watching.drop();
       await client.close().catch(() => undefined);

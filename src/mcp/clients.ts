@@ -25,6 +25,8 @@ export interface CallOptions {
   onresumptiontoken?: (token: string) => void;
   /** v2, 2026-07-28: hand an `input_required` answer back instead of fulfilling it inside the SDK. */
   allowInputRequired?: boolean;
+  /** v2: the tool's definition, for a client that never listed it (its output check and header mirroring). */
+  toolDefinition?: Tool;
 }
 
 /** Is this a v2 client? Read by shape, so a second bundled copy of either SDK is recognised too. */

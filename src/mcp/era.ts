@@ -62,6 +62,14 @@ export class EraMemory {
     return opened;
   }
 
+  /**
+   * Starts from an era verdict learnt elsewhere (a catalog's entry), unless a connect of this
+   * connection already learnt one. A wrong one costs one renegotiation, as after an upgrade.
+   */
+  assume(prior: PriorDiscovery): void {
+    this.prior ??= prior;
+  }
+
   /** A connect succeeded as `generation`: was it a renegotiation? */
   connected(generation: number): void {
     if (this.renegotiateNext) this.renegotiatedGeneration = generation;

@@ -8,25 +8,24 @@
  * refreshed on a `tool_not_found` instead.
  */
 import type { Client } from "@modelcontextprotocol/client";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { listAllTools } from "./clients.js";
 
 /** How long a burst of notifications is gathered before the tools are listed once. */
 const DEBOUNCE_MS = 50;
 
 /**
- * Watches `client`'s server for tool-list changes. `ready` settles (never rejects) once the
- * 2026-07-28 stream is open or has failed to open within `ackTimeoutMs`; `stop` ends the watch.
+ * Watches `client`'s server for tool-list changes, and after each burst lists once (`list`)
+ * and hands the result to `onTools`. `ready` settles (never rejects) once the 2026-07-28 stream
+ * is open or has failed to open within `ackTimeoutMs`; `stop` ends the watch.
  */
-export function watchTools(client: Client, onTools: (tools: Tool[]) => void, ackTimeoutMs: number): { ready: Promise<void>; stop: () => void } {
+export function watchTools<T>(client: Client, list: () => Promise<T>, onTools: (listed: T) => void, ackTimeoutMs: number): { ready: Promise<void>; stop: () => void } {
   if (!client.getServerCapabilities()?.tools?.listChanged) return { ready: Promise.resolve(), stop: () => {} };
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const relist = () => {
     timer = undefined;
-    listAllTools(client).then(
-      (tools) => {
-        if (!stopped) onTools(tools);
+    list().then(
+      (listed) => {
+        if (!stopped) onTools(listed);
       },
       // A failed listing changes nothing: the next tool_not_found lists again.
       () => undefined,
