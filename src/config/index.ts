@@ -54,6 +54,7 @@ export type {
   ToolPolicy,
   ToolFilter,
 } from "./schema.js";
+export type { AfterToolCallHook, BeforeToolCall, BeforeToolCallHook, ToolCallContext } from "./interception.js";
 export { McpConfigError, validateConfig } from "./validate.js";
 export { loadMcpConfig, type LoadMcpConfigOptions } from "./load.js";
 

@@ -14,6 +14,7 @@ import { isReason, type Reason } from "../errors/reasons.js";
 import type { AnyClient } from "../mcp/clients.js";
 import type { InputHandler } from "../mcp/input.js";
 import type { ToolkitCatalog } from "../mcp/catalogCache.js";
+import type { AfterToolCallHook, BeforeToolCallHook } from "./interception.js";
 import type { McpEventListener } from "../events.js";
 import { BreakerOptionsSchema, ErrorOptionsSchema, ReconnectOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema, ToolPolicySchema, type BeforeFallback } from "./policies.js";
 import { SharedStateOptionsSchema } from "./sharedState.js";
@@ -277,6 +278,17 @@ export const McpToolkitConfigSchema = options({
   catalog: custom<ToolkitCatalog>("a catalog from toolkit.catalog()", isObject).optional(),
   /** Called before a fallback runs; returning `"skip"` keeps the original error. */
   beforeFallback: fn<BeforeFallback>().optional(),
+  /**
+   * Runs before each attempt of every tool call, inside the attempt's timeout and signal; may
+   * return new `args`, HTTP `headers` for that call's requests alone, and `_meta` entries. What it
+   * throws fails the call as `interceptor_error`, unsent, never retried.
+   */
+  beforeToolCall: fn<BeforeToolCallHook>().optional(),
+  /**
+   * Runs after each attempt that answered, inside the attempt's timeout and signal; may return
+   * a result to use instead. What it throws fails the call as `interceptor_error` (the tool ran).
+   */
+  afterToolCall: fn<AfterToolCallHook>().optional(),
   /** Receives every event; a listener that throws is ignored, never breaking a call. */
   onEvent: fn<McpEventListener>().optional(),
   /** How this client introduces itself to servers. @default { name: "langchain-mcp-errors", version: "0.1.0" } */

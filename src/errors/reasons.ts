@@ -132,6 +132,7 @@ export const REASONS = {
   invalid_result: reason("client", false, "executed", "invalid result from the server", "bad_result"),
   output_schema_mismatch: reason("client", false, "executed", "result does not match the output schema", "bad_result"),
   capability_missing: reason("client", false, "not_sent", "capability not supported by the server", "use_another_tool"),
+  interceptor_error: reason("client", false, "not_sent", "a beforeToolCall or afterToolCall hook failed", "use_another_tool"),
   bulkhead_full: reason("client", true, "not_sent", "too many calls in flight to the server", "try_later", { byGuard: true }),
   circuit_open: reason("client", true, "not_sent", "circuit open: the server is failing", "try_later", { byGuard: true }),
 

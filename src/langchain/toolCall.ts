@@ -7,9 +7,12 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { AfterToolCallHook, BeforeToolCall, BeforeToolCallHook, ToolCallContext } from "../config/interception.js";
+import { isControlFlow } from "../errors/controlFlow.js";
 import { callToolOnce, type AttemptRecovery, type Progress, type ToolTarget } from "../mcp/callTool.js";
 import type { TaskCall, TaskPolicy } from "../mcp/taskCall.js";
-import type { CallContext } from "../policy/abort.js";
+import { cancelled, type CallContext } from "../policy/abort.js";
 import type { PipelineSpec } from "../policy/pipeline.js";
 import type { ResolvedPolicy, ToolIdentity } from "../policy/resolve.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
@@ -29,6 +32,8 @@ export interface ToolRuntime {
   hearsProgress: () => boolean;
   /** Reports one progress notification as a `progress` event; one per tool, not per call. */
   onProgress: (progress: Progress) => void;
+  /** The toolkit's per-call hooks, when it has any. */
+  intercept?: { before?: BeforeToolCallHook; after?: AfterToolCallHook };
   /** The pipeline spec its plain calls share (no fallback, no tracing), made on first use. */
   spec?: PipelineSpec<CallToolResult, ToolCall>;
 }
@@ -64,6 +69,8 @@ export class ToolCall implements TaskCall, AttemptRecovery {
     private readonly args: Record<string, unknown>,
     private readonly signal: AbortSignal | undefined,
     private readonly context: CallContext,
+    /** The LangChain config the tool was invoked with, for the interception hooks. */
+    private readonly config?: RunnableConfig,
   ) {
     this.policy = runtime.policy.task;
     this.timeoutMs = runtime.policy.timeoutMs;
@@ -77,7 +84,47 @@ export class ToolCall implements TaskCall, AttemptRecovery {
   private send(scope: AttemptScope, n: number, meta: Record<string, string> | undefined): Promise<CallToolResult> {
     const { runtime } = this;
     if (runtime.removed) return this.sendIfBack(scope, n, meta);
+    if (runtime.intercept) return this.intercepted(runtime.intercept, scope, n, meta);
     return callToolOnce(runtime.target, this.args, scope, n, this.context, this.signal, meta, this, this, this.progressHere());
+  }
+
+  /**
+   * An attempt between the toolkit's hooks, both inside the attempt's timeout and signal: the
+   * `before` hook may give this attempt other arguments, its own HTTP headers and `_meta`; the
+   * `after` hook may give another result. A hook's failure is `interceptor_error`, never retried.
+   */
+  private async intercepted(hooks: NonNullable<ToolRuntime["intercept"]>, scope: AttemptScope, n: number, meta: Record<string, string> | undefined): Promise<CallToolResult> {
+    const { identity, target } = this.runtime;
+    const context: ToolCallContext = {
+      serverName: identity.serverName,
+      toolName: identity.exposedName,
+      mcpName: identity.mcpName,
+      args: this.args,
+      attempt: n,
+      ...(this.config ? { config: this.config } : {}),
+      signal: scope.signal,
+    };
+    let plan: BeforeToolCall | void = undefined;
+    if (hooks.before) plan = await this.hook("beforeToolCall", scope, n, "not_sent", () => hooks.before!(context));
+    const args = plan?.args ?? this.args;
+    const withMeta = plan?.meta ? { ...plan.meta, ...meta } : meta;
+    const result = await callToolOnce(target, args, scope, n, this.context, this.signal, withMeta as Record<string, string> | undefined, this, this, this.progressHere(), plan?.headers);
+    if (!hooks.after) return result;
+    return (await this.hook("afterToolCall", scope, n, "executed", () => hooks.after!({ ...context, args }, result))) ?? result;
+  }
+
+  /** Runs a hook under the attempt's signal; what it throws (or its timeout) becomes `interceptor_error`. */
+  private async hook<T>(name: string, scope: AttemptScope, n: number, outcome: "not_sent" | "executed", run: () => T | Promise<T>): Promise<T> {
+    const here = { toolName: this.context.toolName, ...(this.context.serverName ? { serverName: this.context.serverName } : {}), attempts: n, outcome };
+    try {
+      return await scope.wait(Promise.resolve().then(run));
+    } catch (error) {
+      if (isControlFlow(error)) throw error;
+      // The attempt ended while the hook ran: its timeout, or the caller's abort.
+      if (scope.timedOut) throw McpToolError.of("request_timeout", `The call timed out after ${scope.options.timeoutMs} ms in the toolkit's ${name} hook.`, { ...here, cause: error });
+      if (scope.signal.aborted) throw cancelled(this.context, scope.signal.reason, outcome === "executed" ? "unknown" : "not_sent").with({ attempts: n });
+      throw McpToolError.of("interceptor_error", `The toolkit's ${name} hook failed: ${error instanceof Error ? error.message : String(error)}`, { ...here, cause: error });
+    }
   }
 
   /**

@@ -3,6 +3,7 @@
  * called), and each call through the pipeline with the server's guards, the tool's fallback
  * and the toolkit's events and telemetry. McpToolkit decides which tools exist; this calls them.
  */
+import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_MAX_RESULT_LENGTH, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
@@ -64,6 +65,9 @@ export class ToolCaller {
       },
       context: { toolName: exposedName, serverName: server },
       onTaskStatus: (status, message, taskId) => events.emit({ type: "task", toolName: exposedName, serverName: server, taskId, status, ...(message ? { message } : {}) }),
+      ...(config.beforeToolCall || config.afterToolCall
+        ? { intercept: { ...(config.beforeToolCall ? { before: config.beforeToolCall } : {}), ...(config.afterToolCall ? { after: config.afterToolCall } : {}) } }
+        : {}),
       hearsProgress: () => events.listens("progress") || currentToolRun() !== undefined || telemetryOn(),
       onProgress: (progress) => this.progressed(exposedName, server, progress),
     };
@@ -120,7 +124,7 @@ export class ToolCaller {
 
   /** What an McpTool runs for this tool. Chained, not awaited: see policy/chain.ts. */
   executor(runtime: ToolRuntime): ToolExecutor {
-    return (args, config) => begin(() => this.call(runtime, args, config?.signal)).then(this.toolReply);
+    return (args, config) => begin(() => this.call(runtime, args, config?.signal, false, config)).then(this.toolReply);
   }
 
   /** A call's result as the model reads it, with the artifact. Made once, not per call. */
@@ -128,12 +132,12 @@ export class ToolCaller {
     withFallbackNote(convertResult(value, this.parts.config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH), fallback);
 
   /** One call of a tool: the pipeline, with the server's breaker, the tool's fallback, and events. */
-  private call(runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, nested = false): Promise<WithFallback<CallToolResult>> {
+  private call(runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, nested = false, config?: RunnableConfig): Promise<WithFallback<CallToolResult>> {
     const traced = telemetryOn();
     // Telemetry tracks a call by its context object, so a traced call needs one of its own;
     // untraced, nothing keys on it, and the tool's own serves every call.
     const context = traced ? { ...runtime.context } : runtime.context;
-    return runPipeline(this.specFor(runtime, args, context, traced, nested), signal, new ToolCall(runtime, args, signal, context));
+    return runPipeline(this.specFor(runtime, args, context, traced, nested), signal, new ToolCall(runtime, args, signal, context, config));
   }
 
   /**

@@ -189,8 +189,8 @@ export class Connection {
   }
 
   /** Registers a request under its JSON-RPC id (see RequestTracker.track). */
-  track(id: number | undefined, controller: AbortController): (failed?: boolean) => void {
-    return this.requests.track(id, controller);
+  track(id: number | undefined, controller: AbortController, headers?: Record<string, string>): (failed?: boolean) => void {
+    return this.requests.track(id, controller, headers);
   }
 
   /** An attempt begins: until the returned function is called, closing the connection aborts it. */

@@ -10,7 +10,7 @@ import type { TransportProbe } from "./transports.js";
 
 export class RequestTracker {
   /** Handed to the connection's transports, which report into it. */
-  readonly probe: TransportProbe = { responses: new Map(), lastActivity: 0 };
+  readonly probe: TransportProbe & { requestHeaders: Map<number | string, Record<string, string>> } = { responses: new Map(), lastActivity: 0, requestHeaders: new Map() };
   private readonly attempts = new Set<AbortController>();
   private readonly byId = new Map<number, AbortController>();
   /** Waiters for every attempt of a snapshot to leave; rare (a client being retired), so a plain list. */
@@ -56,12 +56,14 @@ export class RequestTracker {
    * it. The returned function ends the registration; pass `failed` when the call failed some
    * other way: it gets no answer either, and the stream still open for one is closed.
    */
-  track(id: number | undefined, controller: AbortController): (failed?: boolean) => void {
+  track(id: number | undefined, controller: AbortController, headers?: Record<string, string>): (failed?: boolean) => void {
     if (id === undefined) return () => {};
     this.byId.set(id, controller);
+    if (headers) this.probe.requestHeaders.set(id, headers);
     return (failed = false) => {
       if (this.byId.get(id) === controller) this.byId.delete(id);
       this.probe.responses.delete(id);
+      if (headers) this.probe.requestHeaders.delete(id);
       // A call that timed out or was cancelled gets no answer; close the stream that waits for one.
       if (failed || controller.signal.aborted) this.probe.abandon?.(id);
     };

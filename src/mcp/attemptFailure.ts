@@ -24,6 +24,8 @@ export interface AttemptFacts {
   meta: Record<string, string> | undefined;
   task: TaskCall | undefined;
   recovery: AttemptRecovery | undefined;
+  /** HTTP headers for this attempt's requests alone (a `beforeToolCall`'s). */
+  headers: Record<string, string> | undefined;
   /** Hears the attempt's progress notifications, where someone listens. */
   progress: ((progress: Progress) => void) | undefined;
   /** The connection the request went over; unset while none was had. */

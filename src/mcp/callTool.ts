@@ -57,8 +57,9 @@ export function callToolOnce(
   task?: TaskCall,
   recovery?: AttemptRecovery,
   progress?: (progress: Progress) => void,
+  headers?: Record<string, string>,
 ): Promise<CallToolResult> {
-  const facts: AttemptFacts = { target, args, scope, attempt, context, callerSignal, meta, task, recovery, progress, abortedBeforeSend: false, startedAt: Date.now() };
+  const facts: AttemptFacts = { target, args, scope, attempt, context, callerSignal, meta, task, recovery, progress, headers, abortedBeforeSend: false, startedAt: Date.now() };
   const params = { name: target.mcpName, arguments: args, ...(meta ? { _meta: meta } : {}) };
   return recoverFrom(attemptOnce(facts, params, task), facts);
 }
@@ -118,7 +119,7 @@ export class TrackedAttempt implements RequestIds {
 
   sent(id: number): void {
     this.facts.id = id;
-    (this.untracks ??= []).push(this.facts.target.connection.track(id, this.facts.scope.controller));
+    (this.untracks ??= []).push(this.facts.target.connection.track(id, this.facts.scope.controller, this.facts.headers));
   }
 
   /** The attempt settled. A failed one gets no answer after this: a stream still open for one is closed. */
@@ -137,7 +138,7 @@ function recoverFrom(outcome: Promise<CallToolResult>, facts: AttemptFacts): Pro
 function recoverOrReject(error: unknown, facts: AttemptFacts): Promise<CallToolResult> {
   const { recovery } = facts;
   if (!recovery?.handles(error)) return Promise.reject(error);
-  const again = () => callToolOnce(facts.target, facts.args, facts.scope, facts.attempt, facts.context, facts.callerSignal, facts.meta, facts.task, recovery, facts.progress);
+  const again = () => callToolOnce(facts.target, facts.args, facts.scope, facts.attempt, facts.context, facts.callerSignal, facts.meta, facts.task, recovery, facts.progress, facts.headers);
   return recovery.retry(error, facts.scope, again);
 }
 

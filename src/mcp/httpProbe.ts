@@ -33,10 +33,24 @@ export function probingFetch(probe: TransportProbe, options: ProbingFetchOptions
   const base: FetchLike = options.base ?? ((url, init) => fetch(url, init));
   return async (url, init) => {
     const method = init?.method ?? "GET";
-    if (method === "POST" && isJsonRpcBody(init?.body)) return watchAnswer(await base(url, init), url, init.body, probe);
+    if (method === "POST" && isJsonRpcBody(init?.body)) return watchAnswer(await base(url, withRequestHeaders(init, init.body, probe)), url, init.body, probe);
     if (method === "GET" && asksForEventStream(init?.headers)) return watchOpening(await base(url, init), url, probe);
     return base(url, init);
   };
+}
+
+/** The POST with the headers a call set for its own request (see TransportProbe.requestHeaders). */
+function withRequestHeaders(init: RequestInit, body: string, probe: TransportProbe): RequestInit {
+  const own = probe.requestHeaders;
+  if (!own || own.size === 0) return init;
+  let headers: Headers | undefined;
+  for (const id of requestIds(body)) {
+    const set = own.get(id);
+    if (!set) continue;
+    headers ??= new Headers(init.headers);
+    for (const [name, value] of Object.entries(set)) headers.set(name, value);
+  }
+  return headers ? { ...init, headers } : init;
 }
 
 /**
