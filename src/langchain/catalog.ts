@@ -20,8 +20,8 @@ export interface SharedCatalogs {
 
 /**
  * Seeds each server's connection from a fresh entry, `config.catalog`'s first, else the
- * fleet's; and, with a fleet, keeps every listing read from now on there. Servers left
- * unseeded connect and list as usual.
+ * fleet's; and, with a fleet, keeps every listing read from now on there (stdio servers'
+ * excepted). Servers left unseeded connect and list as usual.
  */
 export async function startFromCatalogs(connections: ReadonlyMap<string, Connection>, config: McpToolkitConfig, shared: SharedCatalogs | undefined): Promise<void> {
   const given = catalogEntries(config.catalog);
@@ -30,8 +30,10 @@ export async function startFromCatalogs(connections: ReadonlyMap<string, Connect
       const server = config.servers[name];
       if (!server || "client" in server) return;
       const identity = credentialHash(server);
-      if (shared) connection.onListed = (listing) => keep(shared, name, server, { ...listing, identity });
-      const entry = usable(given[name], identity) ?? (shared ? usable(await shared.read(name, server), identity, server) : undefined);
+      // Each process runs its own stdio server, perhaps another version of it: never shared.
+      const fleet = server.transport === "stdio" ? undefined : shared;
+      if (fleet) connection.onListed = (listing) => keep(fleet, name, server, { ...listing, identity });
+      const entry = usable(given[name], identity) ?? (fleet ? usable(await fleet.read(name, server), identity, server) : undefined);
       if (entry) connection.seed(entry);
     }),
   );

@@ -12,6 +12,7 @@ import { eventually } from "../errors/helpers.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 import { closesLater, replyOf } from "../servers/replies.js";
 import { startCatalogServer, type CatalogServer } from "../servers/v2/catalog.js";
+import { v2StdioCommand } from "../servers/v2/stdio.js";
 import { RedisProcess, redisServerFound } from "./redis.js";
 
 const skip = !redisServerFound && process.env.CI !== "true";
@@ -111,6 +112,16 @@ describe.skipIf(skip)("the tool catalog kept on Redis", () => {
     later(await McpToolkit.connect(config({ p: plain }, prefix)));
     await eventually(async () => expect(await client.exists(catalogKey(prefix, "p", plain))).toBe(1));
     expect(await client.exists(catalogKey(prefix, "s", withAuth))).toBe(0);
+  });
+
+  it("never shares a stdio server's list: each process runs its own server", async () => {
+    const prefix = `cat${++run}`;
+    const server = later(await startCatalogServer({ tools: 1, ttlMs: 30_000 }));
+    const stdio = { transport: "stdio", ...v2StdioCommand(), era: "legacy", catalogTtlMs: 30_000 } as ServerConfig;
+    const toolkit = later(await McpToolkit.connect(config({ local: stdio, remote: http(server) }, prefix)));
+    expect(toolkit.catalog().servers.local).toMatchObject({ ttlMs: 30_000 });
+    await eventually(async () => expect(await client.exists(catalogKey(prefix, "remote", http(server)))).toBe(1));
+    expect(await client.exists(catalogKey(prefix, "local", stdio))).toBe(0);
   });
 
   it("lists as without Redis when Redis does not answer, within the command timeout", async () => {
