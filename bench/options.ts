@@ -30,6 +30,8 @@ export interface BenchPlan {
   heap: { rounds: number; inFlight: number };
   /** Connect-then-close trials per endpoint and era setting. */
   connect: { trials: number };
+  /** Rounds of cold-against-catalog starts, per setting. */
+  catalog: { rounds: number };
   /** The whole run is stopped (and reported as failed) past this, in ms. */
   watchdogMs: number;
 }
@@ -57,6 +59,7 @@ export function planFor(argv: readonly string[]): BenchPlan {
     throughput: pick({ rounds: 2, seconds: 0.3 }, { rounds: 10, seconds: 0.4 }),
     heap: pick({ rounds: 2, inFlight: 300 }, { rounds: 4, inFlight: 600 }),
     connect: { trials: pick(5, 16) },
+    catalog: { rounds: pick(6, 20) },
     watchdogMs: pick(240_000, 12 * 60_000),
   };
 }

@@ -14,6 +14,7 @@ import { loadOurs, removeBuild } from "./ours.js";
 import { renderMarkdown, type RunInfo, type SectionTiming } from "./report.js";
 import { agentRuns } from "./sections/agent.js";
 import { buildMany } from "./sections/build.js";
+import { catalogStart } from "./sections/catalog.js";
 import { connectTimes } from "./sections/connect.js";
 import { deadServer } from "./sections/dead.js";
 import { errorPath } from "./sections/errors.js";
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
     ["throughput", throughput],
     ["heap", heapPerCall],
     ["connect", connectTimes],
+    ["catalog", catalogStart],
   ];
   const steps = only ? all.filter(([name]) => only.includes(name)) : all;
   try {

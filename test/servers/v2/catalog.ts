@@ -20,7 +20,7 @@ export interface CatalogServerOptions {
   cacheScope?: "public" | "private";
   /** Put before every tool's name, so that several servers offer distinct tools. @default "" */
   prefix?: string;
-  /** How long each POST waits before the server handles it, in ms: a network's round trip. @default 0 */
+  /** How long each request waits before the server handles it, in ms: a network's round trip. @default 0 */
   delayMs?: number;
 }
 
@@ -72,7 +72,9 @@ export class CatalogServer {
     this.notify = () => handler.notify.toolsChanged();
     const node = toNodeHandler(handler);
     const http = createServer((req, res) => {
-      if (req.method !== "POST") return void node(req, res);
+      // Any request waits (an OPTIONS, a GET too): a round trip is paid whatever the method.
+      const later = (handle: () => void) => (this.delayMs > 0 ? void setTimeout(handle, this.delayMs) : handle());
+      if (req.method !== "POST") return later(() => void node(req, res));
       const chunks: Buffer[] = [];
       req.on("data", (chunk: Buffer) => chunks.push(chunk));
       req.on("end", () => {
@@ -87,8 +89,7 @@ export class CatalogServer {
           const method = (message as { method?: unknown } | null)?.method;
           if (typeof method === "string") this.methods.set(method, (this.methods.get(method) ?? 0) + 1);
         }
-        if (this.delayMs > 0) setTimeout(() => void node(req, res, body), this.delayMs);
-        else void node(req, res, body);
+        later(() => void node(req, res, body));
       });
     });
     http.on("connection", (socket) => {

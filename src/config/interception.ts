@@ -1,0 +1,43 @@
+/**
+ * Per-call interception: what a toolkit's `beforeToolCall` and `afterToolCall` hooks see and may
+ * return. They run inside each attempt, under its timeout and signal.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
+/** What a hook is told about the call. */
+export interface ToolCallContext {
+  /** The server's name in the configuration. */
+  serverName: string;
+  /** The tool's name as the model calls it. */
+  toolName: string;
+  /** The tool's name on its server. */
+  mcpName: string;
+  /** The arguments, as the model sent them (null optionals already left out). */
+  args: Record<string, unknown>;
+  /** This attempt's number, from 1. */
+  attempt: number;
+  /**
+   * The LangChain config the tool was invoked with: `configurable` (a LangGraph thread's, a
+   * user id), `context` (LangGraph's runtime context), `metadata`, `signal`.
+   */
+  config?: RunnableConfig;
+  /** Aborts when the attempt ends (its timeout, the caller's abort). */
+  signal: AbortSignal;
+}
+
+/** What `beforeToolCall` may change for this call alone. */
+export interface BeforeToolCall {
+  /** The arguments to send instead. */
+  args?: Record<string, unknown>;
+  /** HTTP headers for this call's requests only (http and sse servers), over the server's `headers`. */
+  headers?: Record<string, string>;
+  /** Entries for the request's `_meta`. */
+  meta?: Record<string, unknown>;
+}
+
+/** Runs before each attempt; may return new arguments, per-call headers and `_meta`. */
+export type BeforeToolCallHook = (context: ToolCallContext) => BeforeToolCall | void | Promise<BeforeToolCall | void>;
+
+/** Runs after each attempt that answered (an `isError` answer included); may return the result to use instead. */
+export type AfterToolCallHook = (context: ToolCallContext, result: CallToolResult) => CallToolResult | void | Promise<CallToolResult | void>;
