@@ -9,7 +9,7 @@
  */
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { createAgent, fakeModel, initChatModel } from "langchain";
-import { McpToolkit, toSafeJSON, type McpEvent, type McpToolErrorJSON } from "../src/index.js";
+import { McpToolkit, type McpEvent, type McpToolErrorJSON } from "../src/index.js";
 import { bold, describeEvent, dim, header, modelRead, table } from "./render.js";
 import { startDemoServer } from "./server.js";
 
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     tools: { slow_report: { timeoutMs: 400 } },
     onEvent: (e) => {
       pending.push(e);
-      if (json) console.log(JSON.stringify("error" in e && e.error ? { ...e, error: toSafeJSON(e.error) } : e));
+      if (json) console.log(JSON.stringify("error" in e && e.error ? { ...e, error: e.error.toJSON() } : e));
     },
   });
 

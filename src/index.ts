@@ -1,13 +1,12 @@
 export { ErrorHandler, fromResult, handleError, handleResponseError, isSafeToRetry, normalize, shouldRetry, toModelText, wrapToolError } from "./ErrorHandler.js";
 export { McpToolError, isMcpToolError, isServerFailure } from "./errors/McpToolError.js";
 export type { McpToolErrorFields, McpToolErrorJSON, McpToolErrorOptions } from "./errors/McpToolError.js";
-export { REASONS, REASON_NAMES, HINTS } from "./errors/reasons.js";
+export { REASONS } from "./errors/reasons.js";
 export type { ConnectionEffect, ErrorKind, Outcome, Reason, ReasonInfo } from "./errors/reasons.js";
 export type { CustomCodeRule, CustomCodeTable, ExitInfo, NormalizeContext } from "./errors/normalize.js";
-export { parseRetryAfter } from "./errors/normalize.js";
-export { cleanMessage, hintFor, redactError, safeMessage, toModelReply, toSafeJSON, truncate } from "./errors/text.js";
+export { redactError } from "./errors/text.js";
 export type { ModelTextOptions } from "./errors/text.js";
-export { redact, redactValue, REDACTED } from "./errors/redact.js";
+export { redact, REDACTED } from "./errors/redact.js";
 export type { RedactOptions } from "./errors/redact.js";
 export { McpToolkit } from "./langchain/McpToolkit.js";
 export { createMcpTools } from "./langchain/createMcpTools.js";
@@ -48,11 +47,14 @@ export type {
   RedisClientLike,
   EraSetting,
   ToolFilter,
+  AfterToolCallHook,
+  BeforeToolCall,
+  BeforeToolCallHook,
+  ToolCallContext,
 } from "./config/index.js";
 export type { AnyClient, ProtocolEra } from "./mcp/clients.js";
 export type { ServerCatalog, ToolkitCatalog } from "./mcp/catalogCache.js";
 export type { InputContext, InputHandler } from "./mcp/input.js";
-export { EventHub } from "./events.js";
 export type {
   McpEvent,
   McpEventListener,
@@ -68,17 +70,18 @@ export type {
   HalfOpenEvent,
   CircuitCloseEvent,
   SharedStateEvent,
+  ProgressEvent,
+  LogEvent,
+  LogLevel,
+  ToolsChangedEvent,
+  TaskEvent,
   ServerState,
   ServerStatus,
   ServerStatusEvent,
 } from "./events.js";
-export { backoffDelay, retryVerdict } from "./policy/RetryPolicy.js";
 export type { RetryOptions, RetryUnknownOutcome } from "./policy/RetryPolicy.js";
 export { CircuitBreaker } from "./policy/CircuitBreaker.js";
 export type { BreakerOptions, BreakerState } from "./policy/CircuitBreaker.js";
-export { resolvePolicy } from "./policy/resolve.js";
-export type { ResolvedPolicy } from "./policy/resolve.js";
-export { convertResult, describeBlock } from "./mcp/content.js";
 export { wrapTool } from "./langchain/wrapTool.js";
 export type { WrapToolOptions } from "./langchain/wrapTool.js";
-export { normalizeForeign } from "./langchain/adapterErrors.js";
+

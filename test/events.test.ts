@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { EventHub, McpToolError, type McpEvent } from "../src/index.js";
+import { EventHub } from "../src/events.js";
+import { McpToolError, type McpEvent } from "../src/index.js";
 
 describe("EventHub", () => {
   it("redacts an event's error only for an event someone receives", () => {

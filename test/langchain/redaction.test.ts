@@ -5,7 +5,8 @@
  */
 import type { ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { McpToolkit, toModelReply, type McpEvent, type McpToolError, type McpToolErrorJSON } from "../../src/index.js";
+import { toModelReply } from "../../src/errors/text.js";
+import { McpToolkit, type McpEvent, type McpToolError, type McpToolErrorJSON } from "../../src/index.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 import { buildFixtureServer, newState } from "../servers/fixture.js";
 import { startHttpFixture } from "../servers/http.js";

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RETRY, McpToolError, resolvePolicy, retryVerdict, backoffDelay, type McpToolkitConfig } from "../../src/index.js";
+import { DEFAULT_RETRY, McpToolError, type McpToolkitConfig } from "../../src/index.js";
+import { resolvePolicy } from "../../src/policy/resolve.js";
+import { backoffDelay, retryVerdict } from "../../src/policy/RetryPolicy.js";
 import { DEFAULT_TIMEOUT_MS } from "../../src/config/index.js";
 
 const stdio = { transport: "stdio" as const, command: "x" };
