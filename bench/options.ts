@@ -49,7 +49,7 @@ export function planFor(argv: readonly string[]): BenchPlan {
       memory: { graph: pick(runs(4, 20), runs(16, 30)), bare: pick(runs(3, 100), runs(12, 150)) },
       stdio: { graph: pick(runs(2, 20), runs(4, 40)), bare: pick(runs(2, 60), runs(6, 100)) },
     },
-    agent: pick(runs(2, 10), runs(6, 20)),
+    agent: pick(runs(3, 10), runs(12, 15)),
     errors: { graph: pick(runs(4, 12), runs(12, 20)), bare: pick(runs(2, 60), runs(8, 100)) },
     micro: pick({ rounds: 2, timeMs: 60 }, { rounds: 6, timeMs: 200 }),
     build: { trials: pick(3, 8) },

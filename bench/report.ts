@@ -91,7 +91,7 @@ export function renderMarkdown(sections: SectionResult[], run: RunInfo): string 
     "",
     "## Goals",
     "",
-    `Issue 16's "Done when", computed from this run: ${goals.filter((g) => g.pass).length} of ${goals.length} met.`,
+    `Issue 24's "Done when", computed from this run (each time ratio paired round by round): ${goals.filter((g) => g.pass).length} of ${goals.length} met.`,
     "",
     table({ headers: ["goal", "figure", "result"], rows: goals.map((g) => [g.goal, g.figure, g.pass ? "PASS" : "MISS"]) }),
     "",

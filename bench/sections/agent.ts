@@ -7,8 +7,9 @@ import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { createAgent, fakeModel } from "langchain";
 import type { BenchContext } from "../context.js";
-import { measure, TIME_HEADERS, timeCells } from "../compare.js";
-import { fmt, type SectionResult } from "../model.js";
+import { measure, TIME_HEADERS, timeCells, VERSUS_HEADERS, versus, versusCells } from "../compare.js";
+import { GOALS, ratioGoal } from "../goals.js";
+import { fmt, type Goal, type Ratio, type SectionResult } from "../model.js";
 import { connectMemory } from "../servers.js";
 import type { Subject } from "../stats.js";
 import { layersOver, type ToolLayer } from "../subjects.js";
@@ -40,6 +41,9 @@ export async function agentRuns({ plan, ours, cleanup }: BenchContext): Promise<
   const layers = await layersOver(ours, memory.client);
   cleanup(layers.close);
   const rows: string[][] = [];
+  const versusRows: string[][] = [];
+  const ratios: Ratio[] = [];
+  const goals: Goal[] = [];
   for (const { schema, tool, args, reply } of SCHEMAS) {
     const subjects = LAYERS.map((layer) => agentSubject(layer, layers.tool(layer, tool), args, reply));
     const measured = await measure(subjects, { ...plan.agent, warmupRounds: plan.warmupRounds });
@@ -48,15 +52,27 @@ export async function agentRuns({ plan, ours, cleanup }: BenchContext): Promise<
       const m = measured.get(layer)!;
       rows.push([schema, layer, ...timeCells(m, false), fmt(m.call.medianUs / adapters.medianUs, 2), fmt(m.call.meanUs / adapters.meanUs, 2)]);
     }
+    for (const other of ["adapters", "floor"] as const) {
+      const v = versus(measured.get("ours")!, measured.get(other)!);
+      versusRows.push([schema, `ours/${other}`, ...versusCells(v, false)]);
+      // Issue 24's goal is on ours/adapters; ours/floor is shown for what LangChain's own layer costs.
+      const goalMax = other === "adapters" ? GOALS.agentVsAdapters : undefined;
+      ratios.push({ label: `createAgent run, ${schema}: ours/${other}`, value: v.median, ...(goalMax === undefined ? {} : { goalMax }) });
+      if (goalMax !== undefined) goals.push(ratioGoal(`whole createAgent run, in memory, ${schema}: ours/adapters`, v.median, v.mean, goalMax));
+    }
   }
   return {
     title: "1b. Whole agent runs (createAgent, scripted model)",
     method:
       `In memory. \`agent.invoke({ messages: [user] })\` on \`createAgent({ model: fakeModel(), tools: [tool] })\`; the model asks for one call of the tool, then answers. ` +
-      `${plan.agent.rounds} rounds × ${plan.agent.batch} runs per subject, interleaved, no GC forced. The whole run is timed, so the model's and the graph's work dilute every ratio.`,
-    tables: [{ headers: ["schema", "tool", ...TIME_HEADERS, "× adapters (median)", "× adapters (batch mean)"], rows }],
-    ratios: [],
-    goals: [],
+      `${plan.agent.rounds} rounds × ${plan.agent.batch} runs per subject, interleaved (rotated each round), ${plan.warmupRounds} warm-up round(s) dropped, no GC forced. The whole run is timed, so the model's and the graph's work dilute every ratio. ` +
+      "The ratios and the goals are paired, as in section 1: each round, ours' batch median (and batch mean) over the other subject's in the same round, then the median over rounds; the `× adapters` columns of the first table divide the medians of every run instead.",
+    tables: [
+      { headers: ["schema", "tool", ...TIME_HEADERS, "× adapters (median of all)", "× adapters (batch mean)"], rows },
+      { headers: ["schema", "ratio", ...VERSUS_HEADERS], rows: versusRows },
+    ],
+    ratios,
+    goals,
     notes: [],
   };
 }

@@ -7,7 +7,7 @@
  * depend on which sections ran before. Once any AsyncLocalStorage has been entered, Node 20
  * keeps async hooks on for the rest of the process and every promise grows; LangChain and
  * LangGraph enter one in every run. The child measures first as a fresh process (the
- * condition of issue 16's figures and goal), then with an AsyncLocalStorage entered, as any
+ * condition of issue 16's figures and of issue 24's goal), then with an AsyncLocalStorage entered, as any
  * process that has run a graph is.
  */
 import { spawn } from "node:child_process";
@@ -60,7 +60,7 @@ export async function heapPerCall({ plan, oursPath }: BenchContext): Promise<Sec
       `Over stdio to the bench server in a child process, from a client in a child process of its own (so earlier sections leave nothing behind in it). Each measurement: 3× gc(), heapUsed; ${n.toLocaleString("en-US")} calls of \`hold\` started at once and left waiting ` +
       "(`held`, polled until the server holds them all; each poll has answered before the heap is read); 3× gc(), heapUsed; then `release`, every call awaited, 3× gc(), heapUsed. " +
       `${rounds} rounds, subject order rotated, after a warm-up. Each subject called bare (raw: \`callTool\`; the others: \`invoke(toolCall)\`, no config). ` +
-      "Two conditions, in this order: a fresh process, as issue 16 measured its figures (the goal is on this one); then after an AsyncLocalStorage has been entered, as LangChain and LangGraph do in every run: from then on Node 20 keeps async hooks on, and every promise is bigger.",
+      "Two conditions, in this order: a fresh process, as issue 16 measured its figures (issue 24's goal is on this one); then after an AsyncLocalStorage has been entered, as LangChain and LangGraph do in every run: from then on Node 20 keeps async hooks on, and every promise is bigger.",
     tables: [{ headers: ["condition", "subject", "median KB per in-flight call", "each round, KB", "bytes per call left after all answered"], rows }],
     ratios: [],
     goals: [atMost("heap per in-flight call, ours (fresh process)", kbOf(figures.fresh, "ours"), GOALS.heapPerInFlightKb, "KB")],
