@@ -32,7 +32,7 @@ export async function startFromCatalogs(connections: ReadonlyMap<string, Connect
       const identity = credentialHash(server);
       // Each process runs its own stdio server, perhaps another version of it: never shared.
       const fleet = server.transport === "stdio" ? undefined : shared;
-      if (fleet) connection.onListed = (listing) => keep(fleet, name, server, { ...listing, identity });
+      if (fleet) connection.catalog.onListed = (listing) => keep(fleet, name, server, { ...listing, identity });
       const entry = usable(given[name], identity) ?? (fleet ? usable(await fleet.read(name, server), identity, server) : undefined);
       if (entry) connection.seed(entry);
     }),
@@ -44,7 +44,7 @@ export function exportCatalog(connections: ReadonlyMap<string, Connection>, conf
   const servers: Record<string, ServerCatalog> = {};
   for (const [name, connection] of connections) {
     const server = config.servers[name];
-    const listing = connection.listing;
+    const listing = connection.catalog.listing;
     if (!server || "client" in server || !listing) continue;
     servers[name] = structuredClone({ ...listing, identity: credentialHash(server) });
   }

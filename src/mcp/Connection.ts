@@ -9,7 +9,7 @@ import type { Transport } from "@modelcontextprotocol/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_RECONNECT, DEFAULT_SERVER_OPTIONS, type ReconnectOptions, type ServerConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
-import { normalize, type ExitInfo, type HttpResponseFacts } from "../errors/normalize.js";
+import { normalize, type ExitInfo } from "../errors/normalize.js";
 import type { LogLevel, McpEventListener } from "../events.js";
 import { raceAbort, sleep, withDeadline } from "../policy/abort.js";
 import type { Listing } from "./catalogCache.js";
@@ -33,9 +33,6 @@ export interface Lease {
   hadSession: boolean;
 }
 
-/** A call's options when it needs none of its own: one object, not one per call. */
-const NO_OPTIONS: { toolDefinition?: Tool } = Object.freeze({});
-
 /** How long `close()` waits for the client to let go (a session's DELETE, a process's exit) before it returns anyway. */
 const CLOSE_WAIT_MS = 1000;
 
@@ -53,8 +50,10 @@ export class Connection {
   private readonly closing = new AbortController();
   private readonly stderr: StderrTail;
   private readonly reconnect: Required<ReconnectOptions>;
-  private readonly requests: RequestTracker;
-  private readonly catalog: ToolCatalog;
+  /** The requests and attempts in flight, and what the HTTP layer saw of their answers. */
+  readonly requests: RequestTracker;
+  /** The tools, and where they came from (a listing, a catalog). */
+  readonly catalog: ToolCatalog;
   private readonly source: ClientSource;
   /** The server's log messages: reported as `log` events, the last warnings kept for failed calls. */
   readonly logs: ServerLogs;
@@ -98,31 +97,12 @@ export class Connection {
     this.catalog.onChanged = listener;
   }
 
-  /** The listing the tools came from, with how long it holds (see catalogCache.ts). */
-  get listing(): Listing | undefined {
-    return this.catalog.listing;
-  }
-
-  /** Told of every listing read from the server, to keep it beyond this process. */
-  set onListed(listener: ((listing: Listing) => void) | undefined) {
-    this.catalog.onListed = listener;
-  }
-
   /**
    * Starts from a catalog's entry, before any connect: its tools are offered at once, and the
    * first call connects (in the era the entry learnt) without listing while the entry holds.
    */
   seed(listing: Listing): void {
     if (this.generation === 0) this.catalog.seed(listing);
-  }
-
-  /**
-   * What a call of `mcpName` passes to the client besides its params: the tool's definition
-   * when the client took its tools from a catalog without listing them (see ToolCatalog).
-   */
-  callOptionsFor(mcpName: string): { toolDefinition?: Tool } {
-    const toolDefinition = this.catalog.unlistedDefinition(mcpName);
-    return toolDefinition ? { toolDefinition } : NO_OPTIONS;
   }
 
   /** Has this connection never connected, and holds tools from a catalog that still hold? Then nothing need connect yet. */
@@ -181,21 +161,6 @@ export class Connection {
    */
   versionRefused(lease: Lease): boolean {
     return this.source.versionRefused(lease.generation, lease.generation === this.generation);
-  }
-
-  /** What the HTTP layer saw of the response to request `id`, read once. */
-  takeResponse(id: number | undefined): HttpResponseFacts | undefined {
-    return this.requests.takeResponse(id);
-  }
-
-  /** Registers a request under its JSON-RPC id (see RequestTracker.track). */
-  track(id: number | undefined, controller: AbortController, headers?: Record<string, string>): (failed?: boolean) => void {
-    return this.requests.track(id, controller, headers);
-  }
-
-  /** An attempt begins: until the returned function is called, closing the connection aborts it. */
-  enter(controller: AbortController): () => void {
-    return this.requests.enter(controller);
   }
 
   /** The live client if there is one now, without waiting; `undefined` when a (re)connect is needed. */

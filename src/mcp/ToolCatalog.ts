@@ -11,6 +11,9 @@ import type { Opened } from "./clientSource.js";
 import { readListing, remainingMs, type Listing } from "./catalogCache.js";
 import { watchTools } from "./toolWatch.js";
 
+/** A call's options when it needs none of its own: one object, not one per call. */
+const NO_OPTIONS: { toolDefinition?: Tool } = Object.freeze({});
+
 export class ToolCatalog {
   /** The tools the server listed at the last (re)connect, or since, when it said its list changed. */
   tools: Tool[] = [];
@@ -98,6 +101,12 @@ export class ToolCatalog {
    */
   unlistedDefinition(name: string): Tool | undefined {
     return this.unlisted ? this.tools.find((t) => t.name === name) : undefined;
+  }
+
+  /** What a call of `name` passes to the client besides its params: the definition, when the client read no list. */
+  callOptionsFor(name: string): { toolDefinition?: Tool } {
+    const toolDefinition = this.unlistedDefinition(name);
+    return toolDefinition ? { toolDefinition } : NO_OPTIONS;
   }
 
   /** Takes a listing read from the server; `onChanged` hears of it when the names differ and `announce` is set. */

@@ -121,7 +121,7 @@ function classifyFailure(facts: AttemptFacts, thrown: unknown): McpToolError {
   if (scope.expiredAfter) known.timedOutAfter = scope.expiredAfter;
   const url = connection.url;
   if (url) known.url = url;
-  const response = connection.takeResponse(id);
+  const response = connection.requests.takeResponse(id);
   if (response) known.response = response;
   if (target.customCodes) known.customCodes = target.customCodes;
   const e = normalize(thrown, known);

@@ -84,7 +84,7 @@ async function attemptOnce(facts: AttemptFacts, params: CallParams, task: TaskCa
       ? await taskAttempt(client, params, task, scope, { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs)
       : await sendCall(connection, client, params, context, scope, {
           ...markRequests(tracked),
-          ...connection.callOptionsFor(target.mcpName),
+          ...connection.catalog.callOptionsFor(target.mcpName),
           signal: scope.signal,
           timeout: target.sdkTimeoutMs,
           ...progressOptions(target, scope, facts.progress),
@@ -110,7 +110,7 @@ export class TrackedAttempt implements RequestIds {
   private readonly leave: () => void;
 
   constructor(private readonly facts: AttemptFacts) {
-    this.leave = facts.target.connection.enter(facts.scope.controller);
+    this.leave = facts.target.connection.requests.enter(facts.scope.controller);
   }
 
   get controller(): AbortController {
@@ -119,7 +119,7 @@ export class TrackedAttempt implements RequestIds {
 
   sent(id: number): void {
     this.facts.id = id;
-    (this.untracks ??= []).push(this.facts.target.connection.track(id, this.facts.scope.controller, this.facts.headers));
+    (this.untracks ??= []).push(this.facts.target.connection.requests.track(id, this.facts.scope.controller, this.facts.headers));
   }
 
   /** The attempt settled. A failed one gets no answer after this: a stream still open for one is closed. */

@@ -115,7 +115,8 @@ describe("close()", () => {
 
 describe("a crash-looping stdio server", () => {
   it("names the exit code and stderr even when a call's timeout runs out while the toolkit waits to reconnect", async () => {
-    const { toolkit } = await crashLooping("exit", { reconnect: { minDelayMs: 20_000, maxDelayMs: 20_000 } }, { timeoutMs: 1_500 });
+    // Starting the process takes seconds on a loaded machine: only the waiting call has a short timeout.
+    const { toolkit } = await crashLooping("exit", { reconnect: { minDelayMs: 20_000, maxDelayMs: 20_000 } }, { timeoutMs: 20_000, tools: { counter: { timeoutMs: 1_500 } } });
     later(toolkit);
     const crashed = await replyOf(toolkit.getTool("crash"), { code: 7 });
     expect(crashed.content).toContain("exited with code 7");
@@ -123,7 +124,7 @@ describe("a crash-looping stdio server", () => {
     const first = await replyOf(toolkit.getTool("echo"), { text: "x" });
     expect(first.content).toContain("config file /etc/app.toml missing");
     // The next connect waits 20 s: this call's 1.5 s run out first. Its error still says why.
-    const waited = await replyOf(toolkit.getTool("echo"), { text: "y" });
+    const waited = await replyOf(toolkit.getTool("counter"), { key: "y" });
     expect(waited.error?.outcome).toBe("not_sent");
     expect(waited.content).toContain("exited with code 3");
     expect(waited.content).toContain("config file /etc/app.toml missing");
