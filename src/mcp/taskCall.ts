@@ -7,6 +7,7 @@ import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import type { NormalizeContext } from "../errors/normalize.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
 import type { AnyClient, CallParams } from "./clients.js";
+import { eraOf } from "./clients.js";
 import type { Connection } from "./Connection.js";
 import { runAsTask, supportsToolTasks, type TaskStatus } from "./tasks.js";
 
@@ -22,7 +23,15 @@ export const LONG_TIMEOUT_MS = 60_000;
  * is long ({@link LONG_TIMEOUT_MS}).
  */
 export function shouldRunAsTask(policy: TaskPolicy, client: AnyClient, tool: { execution?: { taskSupport?: string } } | undefined, timeoutMs = 0): boolean {
-  return tasksPossible(policy, client) && toolRunsAsTask(policy, tool, timeoutMs);
+  return tasksPossible(policy, client) && (serverDecides(client) || toolRunsAsTask(policy, tool, timeoutMs));
+}
+
+/**
+ * 2026-07-28: a tool declares no task support; once the client declares the Tasks extension on a
+ * call, the server decides whether it runs as a task. So every call there goes the task way.
+ */
+function serverDecides(client: AnyClient): boolean {
+  return eraOf(client) === "modern";
 }
 
 /** Can any call run as a task, by the policy and the server's capabilities? */
@@ -52,7 +61,7 @@ export function runsAsTask(task: TaskCall | undefined, client: AnyClient, connec
   // A task this call created is asked about again, whatever the policy says.
   if (task.id !== undefined) return true;
   // Asked on every call: the tool is looked up only where the policy and the server leave it open.
-  return tasksPossible(task.policy, client) && toolRunsAsTask(task.policy, connection.tools.find((t) => t.name === mcpName), task.timeoutMs);
+  return tasksPossible(task.policy, client) && (serverDecides(client) || toolRunsAsTask(task.policy, connection.tools.find((t) => t.name === mcpName), task.timeoutMs));
 }
 
 const ENDED: readonly TaskStatus[] = ["completed", "failed", "cancelled"];

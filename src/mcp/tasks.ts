@@ -7,9 +7,8 @@
  * Eras. The 2025-11-25 revision's core Tasks (SEP-1686) work with a client of either SDK line,
  * through `client.request` and result schemas of our own: the v2 client has no tasks API, and its
  * `callTool` rejects a CreateTaskResult. The 2026-07-28 `io.modelcontextprotocol/tasks` extension
- * does not work with the v2 client (2.4): its wire codec rejects a `resultType: "task"` answer
- * before any schema sees it, and the error it raises drops the task id, so a task started that
- * way could never be asked about again. On a modern-era connection nothing is sent.
+ * runs through the same TaskRun, over the requester of ./tasksExtension.ts, which speaks the
+ * extension's wire past the v2 client's codec (that codec rejects a `resultType: "task"` answer).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -21,6 +20,7 @@ import { normalize, type NormalizeContext } from "../errors/normalize.js";
 import type { Reason } from "../errors/reasons.js";
 import { follow, sleep } from "../policy/abort.js";
 import { type AnyClient, eraOf } from "./clients.js";
+import { extensionRequester, supportsExtensionTasks } from "./tasksExtension.js";
 
 /** Where a task stands. `completed`, `failed` and `cancelled` are final. */
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
@@ -84,7 +84,7 @@ interface RequestingClient {
 
 /** Can this connection run tool calls as tasks? The 2025-11-25 core Tasks, declared by the server. */
 export function supportsToolTasks(client: AnyClient): boolean {
-  if (eraOf(client) === "modern") return false;
+  if (eraOf(client) === "modern") return supportsExtensionTasks(client);
   const capabilities = client.getServerCapabilities() as { tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined;
   return capabilities?.tasks?.requests?.tools?.call !== undefined;
 }
@@ -103,11 +103,10 @@ export async function runAsTask(client: AnyClient, params: TaskCallParams, optio
     throw McpToolError.of("cancelled", "The call was cancelled by the caller before it was sent.", { ...fieldsOf(context), outcome: "not_sent", cause: options.signal.reason });
   }
   if (eraOf(client) === "modern") {
-    throw McpToolError.of(
-      "capability_missing",
-      "Tasks are not available on a 2026-07-28 connection: the client cannot receive the io.modelcontextprotocol/tasks extension's task results. Nothing was sent.",
-      fieldsOf(context),
-    );
+    if (!supportsExtensionTasks(client)) {
+      throw McpToolError.of("capability_missing", "The server does not declare the io.modelcontextprotocol/tasks extension, which 2026-07-28 Tasks need. Nothing was sent.", fieldsOf(context));
+    }
+    return new TaskRun(extensionRequester(client), params, options, context).run();
   }
   if (!supportsToolTasks(client)) {
     throw McpToolError.of("capability_missing", "The server does not support tool calls as tasks (it declares no tasks.requests.tools.call capability). Nothing was sent.", fieldsOf(context));

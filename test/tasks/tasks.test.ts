@@ -294,19 +294,23 @@ describe("servers and eras without tool tasks", () => {
     expect([server.calls, seen.created.length]).toEqual([1, 0]);
   });
 
-  it("refuses a modern-era (2026-07-28) connection before sending anything, as the v2 client cannot receive a task", async () => {
+  it("on a modern-era (2026-07-28) connection, runs through the Tasks extension the server declares, past the v2 client's codec", async () => {
     const server = await startV2TaskServer("modern");
     cleanups.push(() => server.close());
     const client = new Client(info, { capabilities: {}, versionNegotiation: { mode: "auto" } });
     await client.connect(new StreamableHTTPClientTransport(server.url));
     cleanups.push(() => client.close());
     expect(client.getProtocolEra()).toBe("modern");
-    expect(shouldRunAsTask("always", client, { execution: { taskSupport: "required" } })).toBe(false);
+    // There a tool declares no task support: the server decides, so any tool goes the task way.
+    expect(shouldRunAsTask("auto", client, undefined)).toBe(true);
+    expect(shouldRunAsTask("never", client, { execution: { taskSupport: "required" } })).toBe(false);
 
-    const posts = server.posts;
-    const error = await rejection(runAsTask(client, { name: "slow_job", arguments: {} }, { timeoutMs: 5_000 }));
-    expect([error.reason, error.outcome]).toEqual(["capability_missing", "not_sent"]);
-    expect(server.posts).toBe(posts);
+    const { seen, callbacks } = recorder();
+    // This server creates tasks but knows no tasks/get: the task was created, and the failure says which.
+    const error = await rejection(runAsTask(client, { name: "slow_job", arguments: {} }, { timeoutMs: 5_000, ...callbacks }));
+    expect(seen.created).toEqual(["task-1"]);
+    expect(error.data).toMatchObject({ taskId: "task-1" });
+    expect(server.calls).toBe(1);
 
     // Why: the server can send the extension's CreateTaskResult, but the v2 client's wire codec
     // rejects `resultType: "task"` before any schema sees it, and its error keeps no task id.
@@ -316,7 +320,7 @@ describe("servers and eras without tool tasks", () => {
     );
     expect(raw).toBeInstanceOf(SdkError);
     expect((raw as SdkError).code).toBe("UNSUPPORTED_RESULT_TYPE");
-    expect(JSON.stringify((raw as SdkError).data)).not.toContain("task-1");
-    expect(server.calls).toBe(1);
+    expect(JSON.stringify((raw as SdkError).data)).not.toContain("task-2");
+    expect(server.calls).toBe(2);
   });
 });
