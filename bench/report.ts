@@ -13,6 +13,8 @@ export interface RunInfo {
   /** How our library was loaded (built as shipped, or src/ through tsx). */
   origin: string;
   timings: SectionTiming[];
+  /** The commit and src/'s state when our code was loaded (see `codeMeasured`); read at render time when absent. */
+  code?: string;
 }
 
 /** How long a section ran, and how much CPU this process got meanwhile: a sign of how contended the machine was. */
@@ -40,18 +42,26 @@ function peerVersion(name: string): string {
   }
 }
 
-export function machine(): string[] {
-  const model = cpus()[0]?.model.trim() ?? "unknown";
+/**
+ * The commit and whether src/ differs from it. Read when our code is built, not when the report
+ * is written: other work may commit to the tree while a run goes on.
+ */
+export function codeMeasured(): string {
   const commit = git(["rev-parse", "HEAD"]).trim();
   const dirty = git(["status", "--porcelain", "--", "src"])
     .split("\n")
     .filter(Boolean)
     .map((l) => l.slice(3));
+  return `commit ${commit || "unknown"}; src/ ${dirty.length > 0 ? `dirty, uncommitted changes in ${dirty.length} file(s): ${dirty.join(", ")}` : "clean"}`;
+}
+
+export function machine(code: string = codeMeasured()): string[] {
+  const model = cpus()[0]?.model.trim() ?? "unknown";
   return [
     `- Cores: ${availableParallelism()} (CPU: ${model})`,
     `- Memory: ${(totalmem() / 2 ** 30).toFixed(1)} GiB; OS: ${type()} ${release()}`,
     `- Node ${process.version}, V8 ${process.versions.v8}`,
-    `- Code measured: commit ${commit || "unknown"}; src/ ${dirty.length > 0 ? `dirty, uncommitted changes in ${dirty.length} file(s): ${dirty.join(", ")}` : "clean"}`,
+    `- Code measured: ${code}`,
   ];
 }
 
@@ -77,7 +87,7 @@ export function renderMarkdown(sections: SectionResult[], run: RunInfo): string 
     "",
     "## Machine",
     "",
-    ...machine(),
+    ...machine(run.code),
     `- Ours: ${run.origin}; @langchain/mcp-adapters ${peerVersion("@langchain/mcp-adapters")}, @langchain/core ${peerVersion("@langchain/core")}, @modelcontextprotocol/sdk ${peerVersion("@modelcontextprotocol/sdk")} (v1), @modelcontextprotocol/client ${peerVersion("@modelcontextprotocol/client")} (v2, the client ours runs on)`,
     `- Load average: ${run.loadAtStart.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end. Other work on the machine slows every subject; ` +
       "subjects are interleaved in rounds so it falls on all of them alike, which keeps the ratios fair even when absolute figures move.",

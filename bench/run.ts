@@ -11,7 +11,7 @@ import type { BenchContext } from "./context.js";
 import { failedSection, type SectionResult } from "./model.js";
 import { planFor } from "./options.js";
 import { loadOurs, removeBuild } from "./ours.js";
-import { renderMarkdown, type RunInfo, type SectionTiming } from "./report.js";
+import { codeMeasured, renderMarkdown, type RunInfo, type SectionTiming } from "./report.js";
 import { agentRuns } from "./sections/agent.js";
 import { buildMany } from "./sections/build.js";
 import { catalogStart } from "./sections/catalog.js";
@@ -54,10 +54,11 @@ async function main(): Promise<void> {
   const sections: SectionResult[] = [];
   const timings: SectionTiming[] = [];
   let origin = "";
+  let code: string | undefined;
   let current = "";
   // --only=success,dead runs those sections and prints them instead of writing the results.
   const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
-  const finish = (all: SectionResult[]) => report(all, { quick: plan.quick, elapsedS: (performance.now() - started) / 1000, loadAtStart, origin, timings }, only !== undefined);
+  const finish = (all: SectionResult[]) => report(all, { quick: plan.quick, elapsedS: (performance.now() - started) / 1000, loadAtStart, origin, timings, ...(code === undefined ? {} : { code }) }, only !== undefined);
 
   // A bound on the whole run: a hung section must not keep the process (or its children) alive.
   // What finished is still written, with the section that was running marked as failed.
@@ -70,6 +71,8 @@ async function main(): Promise<void> {
   }, plan.watchdogMs);
   watchdog.unref();
 
+  // The tree as it is built: another commit may land before the report is written.
+  code = codeMeasured();
   const loaded = await loadOurs(process.argv.includes("--src"));
   origin = loaded.origin;
   const ctx: BenchContext = { plan, ours: loaded.module, oursPath: loaded.path, cleanup };
