@@ -122,7 +122,8 @@ export const ToolPolicySchema = options({
   /**
    * Run calls as MCP Tasks (2025-11-25): `"auto"` for tools that require it and for tools that
    * allow it when their timeout is a minute or more; `"always"` whenever the tool allows it;
-   * `"never"`. The timeout bounds the whole task.
+   * `"never"`. In 2026-07-28, on a server declaring the `io.modelcontextprotocol/tasks`
+   * extension, any call unless `"never"` (the server decides there). The timeout bounds the whole task.
    * @default "auto"
    */
   task: oneOf(["auto", "always", "never"]).default("auto"),
