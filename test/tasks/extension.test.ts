@@ -16,7 +16,7 @@ const connect = async (url: URL, extra: Partial<Parameters<typeof McpToolkit.con
   later(await McpToolkit.connect({ servers: { ext: { transport: "http", url: url.href } }, ...extra }));
 
 describe("2026-07-28 Tasks through the io.modelcontextprotocol/tasks extension", () => {
-  it("runs a task-required tool as a task: its result, and its statuses as task events", async () => {
+  it("runs a tool the server makes a task (its task-required tool) as one: its result, and its statuses as task events", async () => {
     const server = later(await startExtensionTaskServer());
     const events: McpEvent[] = [];
     const toolkit = await connect(server.url, { onEvent: (e) => events.push(e) });
@@ -28,6 +28,16 @@ describe("2026-07-28 Tasks through the io.modelcontextprotocol/tasks extension",
     expect(statuses[0]).toMatchObject({ type: "task", toolName: "long_job", serverName: "ext", status: "working", message: "Started", taskId: "task-1" });
     expect(statuses.map((e) => (e as { message?: string }).message)).toContain("Halfway");
     expect(statuses.at(-1)).toMatchObject({ status: "completed" });
+  });
+
+  it("a tool the server answers at once returns that answer, with no task events", async () => {
+    const server = later(await startExtensionTaskServer());
+    const events: McpEvent[] = [];
+    const toolkit = await connect(server.url, { onEvent: (e) => events.push(e) });
+    expect(await replyOf(toolkit.getTool("quick"), { text: "at once" })).toEqual({ content: "at once", error: undefined });
+    expect(server.created).toEqual([]);
+    expect(server.declared).toEqual([true]);
+    expect(events.filter((e) => e.type === "task")).toEqual([]);
   });
 
   it("bounds the whole task by the tool's timeout and cancels it on the server", async () => {

@@ -1,8 +1,8 @@
 /**
  * A 2026-07-28 server on the v2 server package that runs tools as tasks through the
  * `io.modelcontextprotocol/tasks` extension, by the extension's wire (the shapes of
- * `@modelcontextprotocol/ext-tasks/core/v2`): it declares the extension, `long_job` requires a
- * task, `tools/call` answers `resultType: "task"`, and `tasks/get` / `tasks/cancel` follow it.
+ * `@modelcontextprotocol/ext-tasks/core/v2`): it declares the extension, runs `long_job` as a
+ * task (`tools/call` answers `resultType: "task"`) and answers `quick` at once, and `tasks/get` / `tasks/cancel` follow it.
  * The v2 server has no task runtime, so this one is a few timers; its tasks outlive its sockets,
  * as a task store would. Everything it saw is counted for the tests.
  */
@@ -59,13 +59,17 @@ export async function startExtensionTaskServer(): Promise<ExtensionTaskServer> {
   const build = () => {
     const server = new Server({ name: "v2-tasks-extension", version: "1.0.0" }, { capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } } });
     server.setRequestHandler("tools/list", async () => ({
-      tools: [{ name: "long_job", description: "Runs as a task: says `text` after `ms`.", inputSchema: { type: "object" as const }, execution: { taskSupport: "required" as const } }],
+      tools: [
+        { name: "long_job", description: "Runs as a task: says `text` after `ms`.", inputSchema: { type: "object" as const } },
+        { name: "quick", description: "Answers at once, task or not.", inputSchema: { type: "object" as const } },
+      ],
     }));
     server.setRequestHandler("tools/call", async (request, ctx) => {
       // The per-request envelope, where a 2026-07-28 client declares the extension.
       const envelope = (ctx.mcpReq as { envelope?: Record<string, { extensions?: Record<string, unknown> }> }).envelope;
       declared.push(envelope?.["io.modelcontextprotocol/clientCapabilities"]?.extensions?.[TASKS_EXTENSION] !== undefined);
       const args = (request.params.arguments ?? {}) as { ms?: number; text?: string };
+      if (request.params.name === "quick") return { content: [{ type: "text" as const, text: args.text ?? "quick" }] };
       const ms = args.ms ?? 300;
       const now = new Date().toISOString();
       const task: Task = { taskId: `task-${created.length + 1}`, status: "working", statusMessage: "Started", createdAt: now, lastUpdatedAt: now, timers: [] };
