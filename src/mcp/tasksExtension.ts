@@ -1,6 +1,8 @@
 /**
  * 2026-07-28 Tasks: the `io.modelcontextprotocol/tasks` extension (`@modelcontextprotocol/ext-tasks`,
- * whose wire shapes this follows). The v2 client (2.4) cannot carry it: its wire codec rejects a
+ * whose wire shapes this follows; the test server checks its answers with that package's schemas).
+ * The package is not imported here: it exports ESM only, under the `import` condition, and this
+ * library's CommonJS build would fail to load it. The v2 client (2.4) cannot carry it: its wire codec rejects a
  * `resultType: "task"` answer before any schema sees it and drops the task id, and it refuses
  * `tasks/get` toward a modern peer. So, as the extension's own package asks of its host (a
  * "raw dispatch"), these requests go straight through the connection's transport, framed with the

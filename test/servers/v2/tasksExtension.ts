@@ -8,10 +8,17 @@
  */
 import { createServer, type Server as HttpServer } from "node:http";
 import { toNodeHandler } from "@modelcontextprotocol/node";
+import { CancelTaskResultV2Schema, CreateTaskResultV2Schema, GetTaskResultV2Schema, TASKS_EXTENSION_ID_V2 } from "@modelcontextprotocol/ext-tasks/core/v2";
 import { createMcpHandler, ProtocolError, Server } from "@modelcontextprotocol/server";
 import { z } from "zod";
 
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+export const TASKS_EXTENSION = TASKS_EXTENSION_ID_V2;
+
+/** Every answer passes the extension's own schema first: this server speaks its wire, not our reading of it. */
+function checked<T>(schema: { parse(value: unknown): unknown }, answer: T): T {
+  schema.parse(answer);
+  return answer;
+}
 
 interface Task {
   taskId: string;
@@ -80,7 +87,7 @@ export async function startExtensionTaskServer(): Promise<ExtensionTaskServer> {
         setTimeout(() => touch(task, { status: "completed", statusMessage: "Done", result: { resultType: "complete", content: [{ type: "text", text: args.text ?? "done" }] } }), ms),
       );
       // The extension's CreateTaskResult; the SDK's own types know no `resultType: "task"`.
-      return { resultType: "task", ...view(task) } as never;
+      return checked(CreateTaskResultV2Schema, { resultType: "task", ...view(task) }) as never;
     });
     const lookup = (taskId: string) => {
       const task = tasks.get(taskId);
@@ -98,14 +105,14 @@ export async function startExtensionTaskServer(): Promise<ExtensionTaskServer> {
         return new Promise<never>(() => {});
       }
       const task = lookup(taskId);
-      return { resultType: "complete", ...view(task), ...(task.result ? { result: task.result } : {}) } as never;
+      return checked(GetTaskResultV2Schema, { resultType: "complete", ...view(task), ...(task.result ? { result: task.result } : {}) }) as never;
     });
     server.setRequestHandler("tasks/cancel", byId, async ({ taskId }) => {
       const task = lookup(taskId);
       cancels.push(task.taskId);
       for (const timer of task.timers) clearTimeout(timer);
       touch(task, { status: "cancelled", statusMessage: "Cancelled by the client" });
-      return { resultType: "complete" } as never;
+      return checked(CancelTaskResultV2Schema, { resultType: "complete" }) as never;
     });
     return server;
   };
