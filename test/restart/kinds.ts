@@ -116,7 +116,7 @@ export async function startKind(name: KindName, dir: string, ledger: string, bun
     }
     case "stdio-crashloop": {
       const pidFile = join(dir, "stdio.pid");
-      const stdio = new RestartableStdio(pidFile, join(dir, "stdio.control"));
+      const stdio = new RestartableStdio(pidFile, join(dir, "stdio.control"), bundles.stdio);
       return {
         name,
         transport: "stdio",

@@ -45,8 +45,13 @@ export interface KindMetrics {
   ranTwice: Problem[];
   notSentButRan: Problem[];
   notResent: Problem[];
-  /** Writes whose outcome stayed `unknown` although they never ran (allowed: their fate was not knowable). */
+  /** Writes whose outcome stayed `unknown` although they never ran (allowed when their fate was not knowable). */
   unknownNeverRan: number;
+  /**
+   * Of those, writes sent after the server process was already gone: nothing could reach a server,
+   * yet they were not re-sent (a pooled socket or pipe the dead server had closed).
+   */
+  unknownAfterDeath: Problem[];
   /** Per restart: from the fault to the server listening again, ms. */
   downMs: number[];
   /** Calls' duration before the first fault, p50, ms (the tool's own work excluded): the machine's pace. */
@@ -127,6 +132,7 @@ export function measure(result: KindResult): KindMetrics {
   const ranTwice: Problem[] = [];
   const notSentButRan: Problem[] = [];
   let unknownNeverRan = 0;
+  const unknownAfterDeath: Problem[] = [];
   let timeouts = 0;
   const failures: Record<string, number> = {};
   for (const c of calls) {
@@ -146,7 +152,11 @@ export function measure(result: KindResult): KindMetrics {
     if (c.ok && ran === 0) notSentButRan.push({ id: c.id, op: c.op, restart: where, what: "succeeded but the server has no record of it" });
     if (!c.error) continue;
     if (c.error.outcome === "not_sent" && ran > 0) notSentButRan.push({ id: c.id, op: c.op, restart: where, what: `${c.error.reason} (not_sent), but it ran ${ran} time(s): ${c.error.message}` });
-    if (c.error.outcome === "unknown" && ran === 0) unknownNeverRan++;
+    if (c.error.outcome === "unknown" && ran === 0) {
+      unknownNeverRan++;
+      const sent = attemptStart(c, c.end!);
+      if (r && sent > r.deadAt && sent < r.upAt) unknownAfterDeath.push({ id: c.id, op: c.op, restart: where, ms: Math.round(sent - r.deadAt), what: `sent ${Math.round(sent - r.deadAt)} ms after the server process was gone, ${c.error.reason} (unknown): ${c.error.message}` });
+    }
     // Certainly not run, and the server was back when the call gave up: it should have been re-sent.
     if (c.error.outcome === "not_sent" && ran === 0 && (!r || c.end! > r.upAt)) {
       const after = r ? `${Math.round(c.end! - r.upAt)} ms after the server was back` : "before any fault";
@@ -178,6 +188,7 @@ export function measure(result: KindResult): KindMetrics {
     notSentButRan,
     notResent,
     unknownNeverRan,
+    unknownAfterDeath,
     downMs: restarts.map((r) => Math.round(r.upAt - r.faultAt)),
     steadyCallMs: Math.round(percentile(steady, 50)),
     firstSuccessMs,

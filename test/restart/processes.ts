@@ -13,9 +13,10 @@ import { fileURLToPath } from "node:url";
 
 export type Fault = "kill" | "stop";
 
-/** When the fault hit and when the server could answer again, by `performance.now()`. */
+/** When the fault hit, when the server process was gone, and when it could answer again, by `performance.now()`. */
 export interface FaultTimes {
   faultAt: number;
+  deadAt: number;
   upAt: number;
 }
 
@@ -145,15 +146,35 @@ export class RestartableHttp {
     this.spare = undefined;
     const faultAt = performance.now();
     await this.current?.end(fault === "kill" ? "SIGKILL" : this.spec.stopSignal, 5_000);
+    const deadAt = performance.now();
     await sleep(faultAt + downMs - performance.now());
     next.go();
     await next.waitFor("@@listening", 10_000);
     this.current = next;
-    return { faultAt, upAt: performance.now() };
+    return { faultAt, deadAt, upAt: performance.now() };
   }
 
   async close(): Promise<void> {
     await Promise.all([this.current?.end("SIGKILL", 0), this.spare?.end("SIGKILL", 0)]);
+  }
+}
+
+function signal(pid: number, name: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Is `pid` running (not gone, not a zombie)? */
+function alive(pid: number): boolean {
+  if (!signal(pid, 0)) return false;
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
   }
 }
 
@@ -162,12 +183,21 @@ export class RestartableStdio {
   constructor(
     private readonly pidFile: string,
     private readonly controlFile: string,
+    /** The server's script: a pid is signalled only while its command line names it. */
+    private readonly script: string,
   ) {
     writeFileSync(controlFile, JSON.stringify({ downUntil: 0 }));
   }
 
+  /** The serving process, if it still runs (a pid reused by another process is not it). */
   private pid(): number | undefined {
-    return existsSync(this.pidFile) ? Number(readFileSync(this.pidFile, "utf8")) : undefined;
+    if (!existsSync(this.pidFile)) return undefined;
+    const pid = Number(readFileSync(this.pidFile, "utf8"));
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(this.script) ? pid : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Kills or stops the serving process; every start crash-loops until `downMs` after the fault. */
@@ -176,14 +206,10 @@ export class RestartableStdio {
     const faultAt = performance.now();
     const wallAt = Date.now();
     writeFileSync(this.controlFile, JSON.stringify({ downUntil: wallAt + downMs }));
-    if (pid !== undefined) {
-      try {
-        process.kill(pid, fault === "kill" ? "SIGKILL" : "SIGTERM");
-      } catch {
-        // Already gone: the fault is the same.
-      }
-    }
-    // The process is the toolkit's to restart; it is back once starts stop crashing.
-    return { faultAt, upAt: faultAt + downMs };
+    if (pid !== undefined) signal(pid, fault === "kill" ? "SIGKILL" : "SIGTERM");
+    // The process is the toolkit's child: poll for its end (a zombie until the toolkit reaps it counts as gone).
+    while (pid !== undefined && alive(pid) && performance.now() - faultAt < 5_000) await sleep(2);
+    // It is the toolkit's to restart; it is back once starts stop crashing.
+    return { faultAt, deadAt: performance.now(), upAt: faultAt + downMs };
   }
 }

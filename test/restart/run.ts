@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { McpToolkit, type McpTool, type McpToolError, type McpToolkitConfig } from "../../src/index.js";
 import { readExecutions } from "./ledger.js";
 import { bundleServers, KIND_NAMES, startKind, type Bundles, type KindName } from "./kinds.js";
-import type { Fault } from "./processes.js";
+import type { Fault, FaultTimes } from "./processes.js";
 
 export interface Scenario {
   fault: Fault;
@@ -72,10 +72,7 @@ export interface CallRecord {
   retries: AttemptFailure[];
 }
 
-export interface RestartRecord extends Scenario {
-  faultAt: number;
-  upAt: number;
-}
+export interface RestartRecord extends Scenario, FaultTimes {}
 
 export interface KindResult {
   name: KindName;
@@ -140,7 +137,7 @@ async function runKind(name: KindName, options: RestartOptions, dir: string, bun
   const kind = await startKind(name, dir, ledger, bundles);
   let toolkit: McpToolkit | undefined;
   try {
-    toolkit = await McpToolkit.connect({
+    const config: McpToolkitConfig = {
       ...options.toolkit,
       servers: { s: kind.server },
       timeoutMs,
@@ -150,7 +147,15 @@ async function runKind(name: KindName, options: RestartOptions, dir: string, bun
         if (event.type !== "retry") return;
         current.getStore()?.retries.push({ at: performance.now(), attempt: event.attempt, delayMs: event.delayMs, ...errorFields(event.error) });
       },
-    });
+    };
+    // The first connect is not under test: a loaded machine may lose it, so it gets three tries.
+    for (let attempt = 1; !toolkit; attempt++) {
+      toolkit = await McpToolkit.connect(config).catch((error: unknown) => {
+        if (attempt >= 3) throw error;
+        log(`${name}: connect failed (${String((error as Error)?.message ?? error)}), trying again`);
+        return undefined;
+      });
+    }
     const tools = { read: toolkit.getTool(kind.read.tool), write: toolkit.getTool(kind.write.tool) };
     if (!tools.read || !tools.write) throw new Error(`${name}: tools ${kind.read.tool} and ${kind.write.tool} are not offered (${toolkit.getTools().map((t) => t.name).join(", ")})`);
     log(`${name}: connected in ${Math.round(performance.now() - started)} ms`);

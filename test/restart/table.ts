@@ -60,6 +60,7 @@ export function formatProblems(metrics: KindMetrics[], perList = 5): string {
     list("writes reported not_sent that ran (or succeeded unrecorded)", m.notSentButRan);
     list("writes certainly not run, not re-sent once the server was back", m.notResent);
     if (m.notResent.length) out.push(`    by reason: ${count(m.notResent.map((p) => p.what.split(" ")[0]!))}`);
+    list("writes sent after the server process was gone, left unknown (never ran; not asserted)", m.unknownAfterDeath);
     for (const c of m.crashes.slice(0, perList)) out.push(`  crash: ${c.slice(0, 400)}`);
     if (out.length > start) out.splice(start, 0, `${m.name}:`);
     const failures = Object.entries(m.failures).map(([k, n]) => `${k} ${n}`).join(", ");
