@@ -76,6 +76,10 @@ try {
   const rows: Row[] = [];
   for (const variant of VARIANTS) rows.push(await runVariant(fleet, variant));
   printTable(rows);
+} catch (error) {
+  // Said in one line, not as a crash's stack ending in Node's banner.
+  console.error(`fleet: ${(error as Error)?.message ?? String(error)}`);
+  process.exitCode = 1;
 } finally {
   clearTimeout(deadline);
   await cleanup();

@@ -39,6 +39,12 @@ export class FleetUpstream {
       this.sockets.add(socket);
       socket.on("close", () => this.sockets.delete(socket));
     });
+    // Node closes a keep-alive socket idle for 5 s. On a loaded machine a worker's event loop
+    // can stall that long between two requests of its connect, and its next request then meets
+    // the socket the server is closing: the connect fails with connection_reset and the whole
+    // run with it (the keep-alive race, tested on its own in test/chaos). The fleet measures the
+    // shared breaker, so its upstream keeps idle sockets for the length of a run.
+    http.keepAliveTimeout = 10 * 60_000;
     this.http = http;
     await new Promise<void>((resolve, reject) => {
       http.once("error", reject);
