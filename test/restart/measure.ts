@@ -52,6 +52,8 @@ export interface KindMetrics {
    * yet they were not re-sent (a pooled socket or pipe the dead server had closed).
    */
   unknownAfterDeath: Problem[];
+  /** stdio: failures during a crash loop that do not name the exit (code or signal) of the server process. */
+  hiddenCause: Problem[];
   /** Per restart: from the fault to the server listening again, ms. */
   downMs: number[];
   /** Calls' duration before the first fault, p50, ms (the tool's own work excluded): the machine's pace. */
@@ -132,6 +134,7 @@ export function measure(result: KindResult): KindMetrics {
   const ranTwice: Problem[] = [];
   const notSentButRan: Problem[] = [];
   let unknownNeverRan = 0;
+  const hiddenCause: Problem[] = [];
   const unknownAfterDeath: Problem[] = [];
   let timeouts = 0;
   const failures: Record<string, number> = {};
@@ -144,6 +147,15 @@ export function measure(result: KindResult): KindMetrics {
       if (i >= 0 && e.at > answeredAt[i]!) circuitOpenAfterAnswer.push({ id: c.id, op: c.op, restart: label(restarts[i]!), ms: Math.round(e.at - answeredAt[i]!), what: `refused ${Math.round(e.at - answeredAt[i]!)} ms after the server answered` });
     }
     if (c.error) failures[c.error.reason] = (failures[c.error.reason] ?? 0) + 1;
+    if (result.transport === "stdio") {
+      for (const e of errors) {
+        const r = restartAt(restarts, e.at);
+        // While the server crash-loops, every failure should say why: its exit code or signal, and its stderr.
+        if (r && e.at > r.deadAt && e.at < r.upAt && e.reason !== "circuit_open" && !/exited with code|killed by/.test(e.message)) {
+          hiddenCause.push({ id: c.id, op: c.op, restart: label(r), ms: Math.round(e.at - r.faultAt), what: `${e.reason}: ${e.message}` });
+        }
+      }
+    }
     if (c.op !== "write") continue;
     const ran = result.executions.get(c.id) ?? 0;
     const r = restartAt(restarts, c.end ?? c.start);
@@ -189,6 +201,7 @@ export function measure(result: KindResult): KindMetrics {
     notResent,
     unknownNeverRan,
     unknownAfterDeath,
+    hiddenCause,
     downMs: restarts.map((r) => Math.round(r.upAt - r.faultAt)),
     steadyCallMs: Math.round(percentile(steady, 50)),
     firstSuccessMs,

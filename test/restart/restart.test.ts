@@ -41,6 +41,7 @@ describe("rolling restarts under 16 parallel callers, reads and non-idempotent w
       expect.soft(lines(m.circuitOpenAfterAnswer), "refused with circuit_open after the server answered").toEqual([]);
       expect.soft(lines(m.ranTwice), "writes that ran more than once").toEqual([]);
       expect.soft(lines(m.notSentButRan), "writes reported not_sent that ran").toEqual([]);
+      expect.soft(lines(m.hiddenCause), "failures during a stdio crash loop that do not name the exit").toEqual([]);
       expect.soft(m.closeMs, "toolkit.close()").toBeLessThanOrEqual(1000 + SLACK_MS);
       // Measured and printed in the table, not yet asserted: issue 25's goals the library does not
       // meet today. With 16 callers on a server that is down, connection_refused opens the breaker

@@ -17,7 +17,7 @@ export function verdicts(m: KindMetrics) {
     breaker: m.circuitOpenAfterAnswer.length === 0,
     writes: m.ranTwice.length === 0 && m.notSentButRan.length === 0 && m.notResent.length === 0,
     firstSuccess: m.firstSuccessP50 <= goal,
-    clean: m.crashes.length === 0,
+    clean: m.crashes.length === 0 && m.hiddenCause.length === 0,
   };
 }
 
@@ -60,6 +60,7 @@ export function formatProblems(metrics: KindMetrics[], perList = 5): string {
     list("writes reported not_sent that ran (or succeeded unrecorded)", m.notSentButRan);
     list("writes certainly not run, not re-sent once the server was back", m.notResent);
     if (m.notResent.length) out.push(`    by reason: ${count(m.notResent.map((p) => p.what.split(" ")[0]!))}`);
+    list("failures during the crash loop that do not name the server's exit", m.hiddenCause);
     list("writes sent after the server process was gone, left unknown (never ran; not asserted)", m.unknownAfterDeath);
     for (const c of m.crashes.slice(0, perList)) out.push(`  crash: ${c.slice(0, 400)}`);
     if (out.length > start) out.splice(start, 0, `${m.name}:`);
