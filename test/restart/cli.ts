@@ -1,6 +1,6 @@
 /**
  * `npm run chaos -- --restart [--kinds v1-sessionful,stdio-crashloop] [--faults kill,stop]
- * [--downs 300,3000] [--callers 16] [--timeout 5000] [--breaker off] [--half-open ms] [--json file]`:
+ * [--downs 300,3000] [--scenarios kill/300,stop/3000] [--callers 16] [--timeout 5000] [--breaker off] [--half-open ms] [--json file]`:
  * the restart suite's table. The toolkit runs with the defaults users get, except the per-attempt
  * timeout (5 s, so a hang shows without waiting 30 s); `--breaker off` or `--half-open` show the
  * other properties when the default breaker's 30 s lockout hides them.
@@ -20,7 +20,13 @@ export async function restartCli(value: (name: string) => string | undefined): P
   const faults = (list("faults") ?? ["kill", "stop"]) as Fault[];
   for (const f of faults) if (f !== "kill" && f !== "stop") throw new Error(`--faults: unknown fault ${f} (kill or stop)`);
   const downs = (list("downs") ?? ["300", "3000"]).map(Number);
-  const scenarios: Scenario[] = downs.flatMap((downMs) => faults.map((fault) => ({ fault, downMs })));
+  // `--scenarios kill/300,stop/3000` names each restart; otherwise every fault with every downtime.
+  const named = list("scenarios")?.map((s) => {
+    const [fault, downMs] = s.split("/");
+    if ((fault !== "kill" && fault !== "stop") || !Number.isFinite(Number(downMs))) throw new Error(`--scenarios: ${s} is not <kill|stop>/<ms>`);
+    return { fault, downMs: Number(downMs) } as Scenario;
+  });
+  const scenarios: Scenario[] = named ?? downs.flatMap((downMs) => faults.map((fault) => ({ fault, downMs })));
   const number = (name: string) => (value(name) === undefined ? undefined : Number(value(name)));
   const breaker = {
     ...(value("breaker") === "off" ? { enabled: false } : {}),

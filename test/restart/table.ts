@@ -1,4 +1,5 @@
 /** The restart suite's table (one row per server kind) and the list of what broke. */
+import { cpus, loadavg } from "node:os";
 import { FIRST_SUCCESS_GOAL_MS, REACTION_GOAL_MS, type KindMetrics, type Problem } from "./measure.js";
 
 const ms = (n: number) => (Number.isFinite(n) ? `${Math.round(n)} ms` : "none");
@@ -40,7 +41,9 @@ export function formatTable(metrics: KindMetrics[]): string {
     ];
   });
   const table = [head, head.map(() => "---"), ...rows];
-  return table.map((r) => `| ${r.join(" | ")} |`).join("\n");
+  // Timings mean little on a starved machine: say how starved it was.
+  const load = `${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" / ")} (1/5/15 min) at the end`;
+  return `${table.map((r) => `| ${r.join(" | ")} |`).join("\n")}\n\n${load}`;
 }
 
 /** Every property a kind broke, with the calls that broke it (the first few of each). */
