@@ -242,7 +242,13 @@ export class Connection {
       if (wait > 0) await sleep(wait, this.closing.signal);
       // Past the timeout, what the attempt opened (a process, a socket) is stopped before it rejects.
       const stop = () => Promise.allSettled([this.source.abandon(), this.release(false)]);
-      const lease = await withConnectTimeout(this.connectTimeoutMs, this.name, this.closing.signal, (attempt) => this.establish(attempt), stop);
+      const connect = () => withConnectTimeout(this.connectTimeoutMs, this.name, this.closing.signal, (attempt) => this.establish(attempt), stop);
+      // A connect whose pooled socket a proxy closed while it sat idle (a slow handshake) meets
+      // "other side closed": the handshake is safe to repeat, so it is, once, at once.
+      const lease = await connect().catch((error: unknown) => {
+        if (this.isClosed || !this.source.breaksArePerRequest || normalize(error, { notSent: true }).reason !== "connection_reset") throw error;
+        return connect();
+      });
       this.failures = 0;
       this.nextAttemptAt = 0;
       this.lastConnectError = undefined;
