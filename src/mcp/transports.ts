@@ -143,14 +143,19 @@ function requestInit(config: HttpConfig): RequestInit {
   return { headers: config.headers ?? {} };
 }
 
+/** What both HTTP transports are built with: the config's headers, our fetch over its own, its OAuth provider. */
+function httpOptions(config: HttpServerConfig | SseServerConfig, probe: TransportProbe) {
+  return {
+    requestInit: requestInit(config),
+    fetch: probingFetch(probe, { base: baseFetch(config, probe) }),
+    ...(config.authProvider ? { authProvider: config.authProvider } : {}),
+  };
+}
+
 export function streamableTransport(config: HttpServerConfig, probe: TransportProbe): StreamableHTTPClientTransport {
   const transport = new AnswerWatchingTransport(
     new URL(String(config.url)),
-    {
-      requestInit: requestInit(config),
-      fetch: probingFetch(probe, { base: baseFetch(config, probe) }),
-      ...(config.authProvider ? { authProvider: config.authProvider } : {}),
-    },
+    httpOptions(config, probe),
     probe,
   );
   return tagRequests(transport);
@@ -185,11 +190,7 @@ class WatchedSseTransport extends SSEClientTransport {
 export function sseTransport(config: HttpServerConfig | SseServerConfig, probe: TransportProbe): SSEClientTransport {
   const transport = new WatchedSseTransport(
     new URL(String(config.url)),
-    {
-      requestInit: requestInit(config),
-      fetch: probingFetch(probe, { base: baseFetch(config, probe) }),
-      ...(config.authProvider ? { authProvider: config.authProvider } : {}),
-    },
+    httpOptions(config, probe),
     probe,
   );
   return tagRequests(transport);
