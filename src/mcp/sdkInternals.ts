@@ -34,3 +34,17 @@ export function readJsonAnswer(response: Response, read: (text: () => Promise<st
   const text = response.text.bind(response);
   Object.defineProperty(response, "json", { value: () => read(text), configurable: true, writable: true });
 }
+
+/**
+ * The per-request `_meta` envelope a connected 2026-07-28 v2 client puts on each of its own
+ * requests (protocol version, client info, client capabilities), for the requests the Tasks
+ * extension sends past the client (./rawChannel.ts). The client builds it in a protected method,
+ * `_outboundMetaEnvelope()`, from its private `_clientInfo` and `_capabilities`; there is no
+ * public getter for either. Undefined on a legacy connection, or when the SDK no longer has it.
+ */
+export function outboundEnvelopeOf(client: object): Readonly<Record<string, unknown>> | undefined {
+  const build = (client as { _outboundMetaEnvelope?: unknown })._outboundMetaEnvelope;
+  if (typeof build !== "function") return undefined;
+  const envelope: unknown = build.call(client);
+  return typeof envelope === "object" && envelope !== null ? (envelope as Record<string, unknown>) : undefined;
+}

@@ -6,7 +6,7 @@
 import { Client, InMemoryTransport, StreamableHTTPClientTransport, type JSONRPCMessage, type TransportSendOptions } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
-import { childProcessOf, readJsonAnswer } from "../../src/mcp/sdkInternals.js";
+import { childProcessOf, outboundEnvelopeOf, readJsonAnswer } from "../../src/mcp/sdkInternals.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 import { buildV2Server } from "../servers/v2/fixture.js";
 import { startV2Http } from "../servers/v2/http.js";
@@ -54,6 +54,21 @@ describe("SDK internals, pinned against the installed v2 client", () => {
     const { tools } = await client.listTools();
     expect(reads).toBeGreaterThanOrEqual(1);
     expect(tools.map((t) => t.name)).toContain("echo-as-read");
+  });
+
+  it("a 2026-07-28 client builds its per-request envelope in _outboundMetaEnvelope(), from its client info and capabilities (the Tasks extension's requests carry it)", async () => {
+    const server = await startV2Http({ mode: "modern" });
+    cleanups.push(() => server.close());
+    const client = new Client({ name: "pin", version: "1.2.3" }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: "auto" } });
+    cleanups.push(() => client.close());
+    expect(outboundEnvelopeOf(client)).toBeUndefined();
+    await client.connect(new StreamableHTTPClientTransport(server.url));
+    expect(client.getProtocolEra()).toBe("modern");
+    expect(outboundEnvelopeOf(client)).toMatchObject({
+      "io.modelcontextprotocol/protocolVersion": client.getNegotiatedProtocolVersion(),
+      "io.modelcontextprotocol/clientInfo": { name: "pin", version: "1.2.3" },
+      "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+    });
   });
 });
 
