@@ -250,6 +250,10 @@ describe("generated secrets never survive toModelText", () => {
     );
     fc.assert(
       fc.property(arbitrary, ({ shape: s, before: b, separator, after, rest, maxLength }: Placement) => {
+        // A secret the generated noise happens to spell (a password "isProtot" beside noise holding
+        // "isPrototypeOf", one of the words fast-check slips into strings) is text the line cannot
+        // know is secret: no test of redaction.
+        fc.pre(!s.secrets.some((secret) => `${b}${separator}${after}${rest}`.includes(secret)));
         const message = `${b}${separator}${s.text}${after}${rest}`;
         expectAbsent(messageOf(message, { maxLength }), s.secrets);
       }),
