@@ -81,7 +81,7 @@ async function attemptOnce(facts: AttemptFacts, params: CallParams, task: TaskCa
     // A task's polls are not tied to the call's controller: each poll's stream ends as it
     // answers while the call goes on, and a lost connection must not cancel the task.
     result = runsAsTask(task, client, connection, target.mcpName)
-      ? await taskAttempt(client, params, task, scope, { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs)
+      ? await taskAttempt(client, params, task, scope, { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs, { connection, headers: facts.headers, ...progressOptions(target, scope, facts.progress) })
       : await sendCall(connection, client, params, context, scope, {
           ...markRequests(tracked),
           ...connection.catalog.callOptionsFor(target.mcpName),

@@ -96,13 +96,14 @@ export async function withInputRounds<P extends object>(
     }
     const asked: InputRequired = result;
     const inputResponses: Record<string, unknown> = {};
-    for (const [key, request] of Object.entries(asked.inputRequests ?? {})) inputResponses[key] = await answer(request, rounds);
+    for (const [key, request] of Object.entries(asked.inputRequests ?? {})) inputResponses[key] = await answerInputRequest(request, rounds);
     result = await send({ ...params, inputResponses, ...(asked.requestState !== undefined ? { requestState: asked.requestState } : {}) });
   }
   return result as CallToolResult;
 }
 
-async function answer(request: { method: string; params?: unknown }, rounds: InputRounds): Promise<unknown> {
+/** Answers one input request through the handler (bounded by `rounds.wait`); also a 2026 task's, asked in `input_required`. */
+export async function answerInputRequest(request: { method: string; params?: unknown }, rounds: InputRounds): Promise<unknown> {
   const { handler, context } = rounds;
   const server = context.serverName;
   if (request.method === "elicitation/create") {

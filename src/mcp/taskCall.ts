@@ -3,12 +3,13 @@
  * an attempt after a lost connection asks about the same task instead of running the tool again.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
+import { isMcpToolError } from "../errors/McpToolError.js";
 import type { NormalizeContext } from "../errors/normalize.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
 import type { AnyClient, CallParams } from "./clients.js";
 import { eraOf } from "./clients.js";
 import type { Connection } from "./Connection.js";
+import { LOG_LEVEL_META_KEY } from "./serverLogs.js";
 import { runAsTask, supportsToolTasks, type TaskStatus } from "./tasks.js";
 
 /** When a tool call runs as a task: `auto` when the tool requires it, `always` when it allows it, `never`. */
@@ -66,16 +67,32 @@ export function runsAsTask(task: TaskCall | undefined, client: AnyClient, connec
 
 const ENDED: readonly TaskStatus[] = ["completed", "failed", "cancelled"];
 
+/** What an attempt hands its task from its connection and its call. */
+export interface TaskAttemptHooks {
+  connection: Connection;
+  /** HTTP headers for this attempt's requests alone (a `beforeToolCall`'s). */
+  headers?: Record<string, string>;
+  /** Hears the call's progress (and restarts the attempt's timer, where the policy says so). */
+  onprogress?: (progress: unknown) => void;
+  resetTimeoutOnProgress?: boolean;
+}
+
 /**
  * One attempt of a task call: creates the task, or resumes the one an earlier attempt created.
  * Our timer (the attempt's signal) bounds it, and the task is cancelled on the server when it
- * fires or the caller aborts. A failure that leaves the task running (a lost connection) says
- * so in `data.resumeTask`, which makes a repeat safe for any tool.
+ * fires or the caller aborts; the run classifies that itself (`request_timeout` or `cancelled`,
+ * by `scope.expiredAfter`). A failure that leaves the task running (a lost connection) says so
+ * in `data.resumeTask`, which makes a repeat safe for any tool.
  */
-export async function taskAttempt(client: AnyClient, params: CallParams, task: TaskCall, scope: AttemptScope, context: NormalizeContext, backstopMs: number): Promise<CallToolResult> {
+export async function taskAttempt(client: AnyClient, params: CallParams, task: TaskCall, scope: AttemptScope, context: NormalizeContext, backstopMs: number, hooks: TaskAttemptHooks): Promise<CallToolResult> {
+  const { connection, headers, onprogress, resetTimeoutOnProgress } = hooks;
+  // 2026-07-28 has no session to set a log level on: each request states it, as on the SDK's path.
+  const level = connection.logLevel;
+  if (level && eraOf(client) === "modern") params = { ...params, _meta: { ...params._meta, [LOG_LEVEL_META_KEY]: level } };
   try {
     const result = await runAsTask(client, params, {
       signal: scope.signal,
+      expiredAfter: () => scope.expiredAfter,
       timeoutMs: backstopMs,
       ...(task.id !== undefined ? { resume: { taskId: task.id } } : {}),
       onCreated: (id) => (task.id = id),
@@ -83,31 +100,21 @@ export async function taskAttempt(client: AnyClient, params: CallParams, task: T
         if (ENDED.includes(status)) task.id = undefined;
         task.onStatus?.(status, message, id);
       },
+      ...(onprogress ? { onProgress: onprogress } : {}),
+      ...(resetTimeoutOnProgress ? { resetTimeoutOnProgress } : {}),
+      input: { ...connection.input, context: { serverName: connection.name, era: "modern", ...(context.toolName ? { toolName: context.toolName } : {}) } },
+      ...(headers ? { headers: { set: headers, byRequest: connection.requests.probe.requestHeaders } } : {}),
       context,
     });
     task.id = undefined;
     return result;
   } catch (thrown) {
     if (!isMcpToolError(thrown)) throw thrown;
-    if (scope.timedOut && thrown.reason === "cancelled") {
-      task.id = undefined;
-      const cancelled = (thrown.data as { taskCancelled?: boolean } | undefined)?.taskCancelled === true;
-      return Promise.reject(
-        McpToolError.of("request_timeout", `The task ran past the ${scope.options.timeoutMs} ms timeout; ${cancelled ? "it was cancelled on the server" : "cancelling it on the server was not confirmed"}.`, {
-          ...(context.toolName ? { toolName: context.toolName } : {}),
-          ...(context.serverName ? { serverName: context.serverName } : {}),
-          ...(context.attempts ? { attempts: context.attempts } : {}),
-          outcome: "unknown",
-          cause: thrown,
-          ...(thrown.data !== undefined ? { data: thrown.data } : {}),
-        }),
-      );
-    }
     const id = task.id;
-    if (id === undefined || !thrown.transient || thrown.reason === "request_timeout" || thrown.reason === "cancelled") {
-      if (!thrown.transient) task.id = undefined;
-      throw thrown;
-    }
+    // Our timer or the caller's abort: the task was sent tasks/cancel, and a repeat starts afresh.
+    const endedByUs = thrown.reason === "request_timeout" || thrown.reason === "cancelled";
+    if (endedByUs || !thrown.transient) task.id = undefined;
+    if (id === undefined || endedByUs || !thrown.transient) throw thrown;
     const data = thrown.data;
     if (data !== undefined && (typeof data !== "object" || data === null || Array.isArray(data))) throw thrown;
     throw thrown.with({ data: { ...(data as Record<string, unknown> | undefined), resumeTask: id } });

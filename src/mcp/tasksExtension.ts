@@ -5,21 +5,26 @@
  * library's CommonJS build would fail to load it. The v2 client (2.4) cannot carry it: its wire codec rejects a
  * `resultType: "task"` answer before any schema sees it and drops the task id, and it refuses
  * `tasks/get` toward a modern peer. So, as the extension's own package asks of its host (a
- * "raw dispatch"), these requests go straight through the connection's transport, framed with the
- * per-request `_meta` envelope, and their answers are taken off the transport before the client
- * sees them.
+ * "raw dispatch"), these requests go straight through the connection's transport (./rawChannel.ts).
  *
- * The task machinery itself is the 2025 one ({@link runAsTask}'s TaskRun): {@link extensionRequester}
- * speaks the 2025 Tasks wire to it and the extension's wire to the server, so timeouts, cancelling,
- * status events and resuming by task id behave the same in both eras.
+ * The task machinery itself is the 2025 one (./taskRun.ts): {@link extensionRequester} speaks the
+ * 2025 Tasks wire to it and the extension's wire to the server, so timeouts, cancelling, status
+ * events and resuming by task id behave the same in both eras. What the extension adds is
+ * answered here: the server's input requests, before the task (an `input_required` answer to
+ * `tools/call`, sent again with the answers) and during it (a task in `input_required`, answered
+ * by `tasks/update`), and the progress of the `tools/call` (the extension defines none after it).
  */
-import { ProtocolError, SdkError, SdkErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/client";
+import { ProtocolError } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
-import { type AnyClient, eraOf, isV2Client, protocolVersionOf, transportOf } from "./clients.js";
+import { McpToolError } from "../errors/McpToolError.js";
+import { raceAbort } from "../policy/abort.js";
+import type { Progress } from "./callTool.js";
+import { type AnyClient, eraOf } from "./clients.js";
+import { answerInputRequest, withInputRounds, type InputContext, type InputHandler, type InputRounds } from "./input.js";
+import { rawChannel, TASKS_EXTENSION_ID, type RawRequestOptions, type RequestHeaders } from "./rawChannel.js";
 
-export const TASKS_EXTENSION_ID = "io.modelcontextprotocol/tasks";
-const META = "io.modelcontextprotocol/";
-const INVALID_PARAMS = -32602;
+export { TASKS_EXTENSION_ID };
 
 /** Did the server of this 2026-07-28 connection declare the Tasks extension? */
 export function supportsExtensionTasks(client: AnyClient): boolean {
@@ -32,6 +37,31 @@ export function supportsExtensionTasks(client: AnyClient): boolean {
 /** The request surface TaskRun uses; the same as either SDK client's `request`. */
 export interface TaskRequester {
   request(request: { method: string; params?: Record<string, unknown> }, resultSchema: unknown, options?: { signal?: AbortSignal; timeout?: number }): Promise<unknown>;
+  /**
+   * Extension tasks only: the answers to the new input requests of a task in `input_required`,
+   * by key, for `tasks/update`; undefined when it asks nothing new. (A 2025 task's input comes as
+   * the server's own requests while `tasks/result` waits.)
+   */
+  inputFor?(task: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown> | undefined>;
+}
+
+/** How a call's input requests are answered: the connection's handler, its round limit, who asks. */
+export interface TaskInput {
+  handler: InputHandler | undefined;
+  maxRounds: number;
+  context: Omit<InputContext, "signal">;
+}
+
+/** What an extension call hears and carries besides its requests. */
+export interface ExtensionHooks {
+  /** HTTP headers for this call's requests alone. */
+  headers?: RequestHeaders;
+  /** Hears the `tools/call`'s progress notifications. */
+  onProgress?: (progress: Progress) => void;
+  /** Restart a request's timeout on its progress. @default false */
+  resetTimeoutOnProgress?: boolean;
+  /** @default undefined: every input request fails the call (elicitation_required or capability_missing). */
+  input?: TaskInput;
 }
 
 interface WireTask {
@@ -41,6 +71,7 @@ interface WireTask {
   pollIntervalMs?: number;
   result?: Record<string, unknown>;
   error?: { code: number; message: string; data?: unknown };
+  inputRequests?: Record<string, { method: string; params?: unknown }>;
 }
 
 /**
@@ -50,20 +81,27 @@ interface WireTask {
  * extension has not: a finished task carries its result or error) answers from the last
  * `tasks/get` of that task.
  */
-export function extensionRequester(client: AnyClient): TaskRequester {
-  const channel = rawChannel(client);
+export function extensionRequester(client: AnyClient, hooks: ExtensionHooks = {}): TaskRequester {
+  const channel = rawChannel(client, hooks.headers);
   const finished = new Map<string, WireTask>();
+  const answered = new Set<string>();
+  let inputRounds = 0;
   const parse = (schema: unknown, value: unknown) => (schema as z.ZodType).parse(value);
+  const rounds = (signal: AbortSignal | undefined): InputRounds => ({
+    handler: hooks.input?.handler,
+    maxRounds: hooks.input?.maxRounds ?? 0,
+    context: { serverName: "", era: "modern", ...hooks.input?.context, ...(signal ? { signal } : {}) },
+    // Each wait on the handler ends when the call does, whether or not the handler heeds its signal.
+    wait: (answer) => raceAbort(answer, signal),
+  });
   return {
-    async request({ method, params = {} }, schema, options = {}) {
+    async request({ method, params = {} }, schema, options: RawRequestOptions = {}) {
       if (method === "tools/call") {
         const { task: _ignored, ...rest } = params;
-        const answer = await channel(method, rest, options);
-        if (answer.resultType === "input_required") {
-          // The server's input requests before any task exists (2026-07-28 input rounds) are the SDK
-          // call path's to answer, not this one's: say so rather than hand back an empty result.
-          throw new ProtocolError(INVALID_PARAMS, `Tool ${String(params.name)} asked for input; on a server with the Tasks extension this client answers no input requests (set the server's task policy to "never").`);
-        }
+        const progress = hooks.onProgress ? { onProgress: hooks.onProgress, resetTimeoutOnProgress: hooks.resetTimeoutOnProgress ?? false } : {};
+        const send = (p: Record<string, unknown>) => channel(method, p, { ...options, ...progress }) as unknown as Promise<CallToolResult>;
+        // Input asked before any task exists: answered, and the call sent again with the answers.
+        const answer = (await withInputRounds(send, rest, rounds(options.signal))) as unknown as Record<string, unknown>;
         if (answer.resultType !== "task") return parse(schema, withoutResultType(answer));
         return parse(schema, { content: [], task: oldShape(answer as unknown as WireTask) });
       }
@@ -78,10 +116,24 @@ export function extensionRequester(client: AnyClient): TaskRequester {
         finished.delete(taskId);
         if (task.status === "failed" && task.error) throw new ProtocolError(task.error.code, task.error.message, task.error.data);
         if (task.status === "completed" && task.result) return parse(schema, withoutResultType(task.result));
-        // input_required: answering the server's input requests (tasks/update) is not built yet.
-        throw new ProtocolError(INVALID_PARAMS, `Task ${taskId} is ${task.status}; this client does not answer a task's input requests.`);
+        throw new ProtocolError(-32603, `Task ${taskId} is ${task.status}, not finished, yet its result was asked for.`);
       }
       return parse(schema, await channel(method, params, options));
+    },
+
+    async inputFor(task, signal) {
+      const asked = Object.entries((task as unknown as WireTask).inputRequests ?? {}).filter(([key]) => !answered.has(key));
+      if (asked.length === 0) return undefined;
+      const limits = rounds(signal);
+      if (++inputRounds > limits.maxRounds) {
+        const message = `The server asked for input ${inputRounds} times for one task (the limit is maxInputRounds: ${limits.maxRounds}).`;
+        throw McpToolError.of("elicitation_required", message, { serverName: limits.context.serverName });
+      }
+      const inputResponses: Record<string, unknown> = {};
+      for (const [key, request] of asked) inputResponses[key] = await answerInputRequest(request, limits);
+      // Each key is answered once over the task's life (the server never reuses one), though polls repeat it until it sees the answer.
+      for (const key of asked.map(([key]) => key)) answered.add(key);
+      return inputResponses;
     },
   };
 }
@@ -92,89 +144,11 @@ function withoutResultType(result: Record<string, unknown>): Record<string, unkn
 }
 
 function oldShape(task: WireTask): Record<string, unknown> {
-  return { taskId: task.taskId, status: task.status, ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}), ...(task.pollIntervalMs !== undefined ? { pollInterval: task.pollIntervalMs } : {}) };
-}
-
-type Channel = (method: string, params: Record<string, unknown>, options: { signal?: AbortSignal; timeout?: number }) => Promise<Record<string, unknown>>;
-
-interface Pending {
-  resolve: (result: Record<string, unknown>) => void;
-  reject: (error: unknown) => void;
-}
-
-/** One tap per transport: the answers to our requests, by their (string) ids. */
-const taps = new WeakMap<object, Map<string, Pending>>();
-let sequence = 0;
-
-/**
- * Requests sent on the client's transport, answered off it. Our ids are strings, so they never
- * meet the client's numbered requests (nor the answer watcher, which follows only those).
- */
-function rawChannel(client: AnyClient): Channel {
-  const transport = transportOf(client);
-  if (!transport || !isV2Client(client)) throw new Error("The Tasks extension needs a connected v2 client.");
-  let pending = taps.get(transport);
-  if (!pending) {
-    const waiting = new Map<string, Pending>();
-    pending = waiting;
-    taps.set(transport, waiting);
-    const heard = transport.onmessage;
-    transport.onmessage = (message, extra) => {
-      const id = (message as { id?: unknown }).id;
-      const mine = typeof id === "string" ? waiting.get(id) : undefined;
-      if (!mine || "method" in message) return heard?.(message, extra);
-      waiting.delete(id as string);
-      const answer = message as { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } };
-      if (answer.error) mine.reject(new ProtocolError(answer.error.code, answer.error.message, answer.error.data));
-      else mine.resolve(answer.result ?? {});
-    };
-    const closed = transport.onclose;
-    transport.onclose = () => {
-      for (const p of waiting.values()) p.reject(new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed"));
-      waiting.clear();
-      closed?.();
-    };
-  }
-  const waiting = pending;
-  const internals = client as unknown as { _clientInfo?: unknown; _capabilities?: Record<string, unknown> };
-  return (method, params, { signal, timeout }) => {
-    const id = `tasks-ext-${++sequence}`;
-    // The per-request envelope every 2026-07-28 request carries; the client keeps its parts private.
-    const capabilities = internals._capabilities ?? {};
-    const meta = {
-      ...(params._meta as Record<string, unknown> | undefined),
-      [`${META}protocolVersion`]: protocolVersionOf(client),
-      [`${META}clientInfo`]: internals._clientInfo ?? { name: "langchain-mcp-errors", version: "0" },
-      [`${META}clientCapabilities`]: { ...capabilities, extensions: { ...(capabilities.extensions as object | undefined), [TASKS_EXTENSION_ID]: {} } },
-    };
-    const message = { jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } } as unknown as JSONRPCMessage;
-    return new Promise<Record<string, unknown>>((resolve, reject) => {
-      const stream = new AbortController();
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        waiting.delete(id);
-      };
-      const onAbort = () => {
-        done();
-        stream.abort(signal?.reason);
-        reject(signal?.reason ?? new SdkError(SdkErrorCode.RequestTimeout, "Request aborted"));
-      };
-      const timer = timeout === undefined ? undefined : setTimeout(() => {
-        done();
-        stream.abort();
-        reject(new SdkError(SdkErrorCode.RequestTimeout, `Request timed out after ${timeout} ms`, { timeout }));
-      }, timeout);
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener("abort", onAbort, { once: true });
-      waiting.set(id, {
-        resolve: (r) => (done(), resolve(r)),
-        reject: (e) => (done(), reject(e)),
-      });
-      transport.send(message, { requestSignal: stream.signal } as never).catch((error: unknown) => {
-        done();
-        reject(error);
-      });
-    });
+  return {
+    taskId: task.taskId,
+    status: task.status,
+    ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
+    ...(task.pollIntervalMs !== undefined ? { pollInterval: task.pollIntervalMs } : {}),
+    ...(task.inputRequests !== undefined ? { inputRequests: task.inputRequests } : {}),
   };
 }

@@ -3,13 +3,15 @@
  * `io.modelcontextprotocol/tasks` extension, by the extension's wire (the shapes of
  * `@modelcontextprotocol/ext-tasks/core/v2`): it declares the extension, runs `long_job` as a
  * task (`tools/call` answers `resultType: "task"`) and answers `quick` at once, and `tasks/get` / `tasks/cancel` follow it.
+ * `ask` is a task that asks for input (status `input_required`, answered by `tasks/update`);
+ * `confirm_first` asks before any task exists (an `input_required` answer to `tools/call`).
  * The v2 server has no task runtime, so this one is a few timers; its tasks outlive its sockets,
  * as a task store would. Everything it saw is counted for the tests.
  */
 import { createServer, type Server as HttpServer } from "node:http";
 import { toNodeHandler } from "@modelcontextprotocol/node";
-import { CancelTaskResultV2Schema, CreateTaskResultV2Schema, GetTaskResultV2Schema, TASKS_EXTENSION_ID_V2 } from "@modelcontextprotocol/ext-tasks/core/v2";
-import { createMcpHandler, ProtocolError, Server } from "@modelcontextprotocol/server";
+import { CancelTaskResultV2Schema, CreateTaskResultV2Schema, GetTaskResultV2Schema, InputResponsesV2Schema, TASKS_EXTENSION_ID_V2, UpdateTaskResultV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2";
+import { createMcpHandler, inputRequired, ProtocolError, Server, type ServerContext } from "@modelcontextprotocol/server";
 import { z } from "zod";
 
 export const TASKS_EXTENSION = TASKS_EXTENSION_ID_V2;
@@ -20,14 +22,29 @@ function checked<T>(schema: { parse(value: unknown): unknown }, answer: T): T {
   return answer;
 }
 
+type InputRequest = { method: string; params?: Record<string, unknown> };
+
 interface Task {
   taskId: string;
-  status: "working" | "completed" | "failed" | "cancelled";
+  status: "working" | "input_required" | "completed" | "failed" | "cancelled";
   statusMessage?: string;
   createdAt: string;
   lastUpdatedAt: string;
   result?: Record<string, unknown>;
+  inputRequests?: Record<string, InputRequest>;
+  /** What the client answered, by input key. */
+  answers: Record<string, unknown>;
+  /** Runs once every input request is answered. */
+  onAnswered?: () => void;
   timers: NodeJS.Timeout[];
+}
+
+/** One request the server received, with the per-call headers it carried. */
+export interface SeenRequest {
+  method: string;
+  taskId?: string;
+  user?: string;
+  authorization?: string;
 }
 
 export interface ExtensionTaskServer {
@@ -38,6 +55,10 @@ export interface ExtensionTaskServer {
   readonly cancels: string[];
   /** Did a tools/call carry the client's declaration of the extension? */
   readonly declared: boolean[];
+  /** tasks/update requests: the task and the input keys answered. */
+  readonly updates: { taskId: string; keys: string[] }[];
+  /** Every request, in order, with its `x-user` and `authorization` headers. */
+  readonly seen: SeenRequest[];
   /** tasks/get requests received. */
   readonly gets: number;
   /** On the next tasks/get, drops every socket instead of answering, as a redeploy does; the tasks live on. */
@@ -45,11 +66,16 @@ export interface ExtensionTaskServer {
   close(): Promise<void>;
 }
 
+const text = (value: string) => ({ resultType: "complete", content: [{ type: "text", text: value }] });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export async function startExtensionTaskServer(): Promise<ExtensionTaskServer> {
   const tasks = new Map<string, Task>();
   const created: string[] = [];
   const cancels: string[] = [];
   const declared: boolean[] = [];
+  const updates: { taskId: string; keys: string[] }[] = [];
+  const seen: SeenRequest[] = [];
   let gets = 0;
   let drop = false;
   let http: HttpServer | undefined;
@@ -63,31 +89,72 @@ export async function startExtensionTaskServer(): Promise<ExtensionTaskServer> {
     ttlMs: 60_000,
     pollIntervalMs: 100,
   });
+  const see = (method: string, ctx: ServerContext, taskId?: string) => {
+    const headers = ctx.http?.req?.headers;
+    seen.push({ method, ...(taskId ? { taskId } : {}), user: headers?.get("x-user") ?? undefined, authorization: headers?.get("authorization") ?? undefined });
+  };
+  const newTask = (statusMessage: string): Task => {
+    const now = new Date().toISOString();
+    const task: Task = { taskId: `task-${created.length + 1}`, status: "working", statusMessage, createdAt: now, lastUpdatedAt: now, answers: {}, timers: [] };
+    tasks.set(task.taskId, task);
+    created.push(task.taskId);
+    return task;
+  };
+  const later = (task: Task, ms: number, then: () => void) => task.timers.push(setTimeout(then, ms));
+  const complete = (task: Task, result: Record<string, unknown>) => touch(task, { status: "completed", statusMessage: "Done", result, inputRequests: undefined });
+  // The extension's CreateTaskResult; the SDK's own types know no `resultType: "task"`.
+  const asTask = (task: Task) => checked(CreateTaskResultV2Schema, { resultType: "task", ...view(task) }) as never;
+
   const build = () => {
     const server = new Server({ name: "v2-tasks-extension", version: "1.0.0" }, { capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } } });
     server.setRequestHandler("tools/list", async () => ({
-      tools: [
-        { name: "long_job", description: "Runs as a task: says `text` after `ms`.", inputSchema: { type: "object" as const } },
-        { name: "quick", description: "Answers at once, task or not.", inputSchema: { type: "object" as const } },
-      ],
+      tools: ["long_job", "quick", "ask", "confirm_first"].map((name) => ({ name, description: `${name} (see the fixture)`, inputSchema: { type: "object" as const } })),
     }));
     server.setRequestHandler("tools/call", async (request, ctx) => {
+      see("tools/call", ctx);
       // The per-request envelope, where a 2026-07-28 client declares the extension.
       const envelope = (ctx.mcpReq as { envelope?: Record<string, { extensions?: Record<string, unknown> }> }).envelope;
       declared.push(envelope?.["io.modelcontextprotocol/clientCapabilities"]?.extensions?.[TASKS_EXTENSION] !== undefined);
-      const args = (request.params.arguments ?? {}) as { ms?: number; text?: string };
-      if (request.params.name === "quick") return { content: [{ type: "text" as const, text: args.text ?? "quick" }] };
+      const args = (request.params.arguments ?? {}) as { ms?: number; text?: string; progress?: number; stepMs?: number; sample?: boolean; askAfterMs?: number };
+      if (request.params.name === "quick") {
+        // Progress while the call runs, on the call's own answer stream, before its result.
+        const token = request.params._meta?.progressToken;
+        for (let step = 1; step <= (args.progress ?? 0); step++) {
+          await sleep(args.stepMs ?? 20);
+          if (token !== undefined) await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: step, total: args.progress } });
+        }
+        return { content: [{ type: "text" as const, text: args.text ?? "quick" }] };
+      }
+      if (request.params.name === "confirm_first") {
+        const answer = (ctx.mcpReq.inputResponses as Record<string, { action?: string; content?: { ok?: boolean } }> | undefined)?.ok;
+        if (answer?.action !== "accept" || answer.content?.ok !== true) {
+          return inputRequired({ inputRequests: { ok: inputRequired.elicit({ message: "Start the job?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }) } });
+        }
+        const task = newTask("Confirmed");
+        later(task, args.ms ?? 200, () => complete(task, text("confirmed and done")));
+        return asTask(task);
+      }
+      if (request.params.name === "ask") {
+        const task = newTask("Started");
+        const inputRequests: Record<string, InputRequest> = {
+          name: inputRequired.elicit({ message: "Your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } }) as InputRequest,
+          ...(args.sample ? { draft: inputRequired.createMessage({ messages: [{ role: "user", content: { type: "text", text: "Write a greeting" } }], maxTokens: 50 }) as InputRequest } : {}),
+        };
+        later(task, args.askAfterMs ?? 150, () => touch(task, { status: "input_required", statusMessage: "Waiting for input", inputRequests }));
+        task.onAnswered = () => {
+          const name = task.answers.name as { action: string; content?: { name?: string } };
+          const draft = task.answers.draft as { content?: { text?: string } } | undefined;
+          touch(task, { status: "working", statusMessage: "Got input", inputRequests: undefined });
+          const greeting = name.action === "accept" ? `hello ${String(name.content?.name)}` : `no name (${name.action})`;
+          later(task, 50, () => complete(task, text(draft ? `${greeting}; ${String(draft.content?.text)}` : greeting)));
+        };
+        return asTask(task);
+      }
       const ms = args.ms ?? 300;
-      const now = new Date().toISOString();
-      const task: Task = { taskId: `task-${created.length + 1}`, status: "working", statusMessage: "Started", createdAt: now, lastUpdatedAt: now, timers: [] };
-      tasks.set(task.taskId, task);
-      created.push(task.taskId);
-      task.timers.push(
-        setTimeout(() => touch(task, { statusMessage: "Halfway" }), ms / 2),
-        setTimeout(() => touch(task, { status: "completed", statusMessage: "Done", result: { resultType: "complete", content: [{ type: "text", text: args.text ?? "done" }] } }), ms),
-      );
-      // The extension's CreateTaskResult; the SDK's own types know no `resultType: "task"`.
-      return checked(CreateTaskResultV2Schema, { resultType: "task", ...view(task) }) as never;
+      const task = newTask("Started");
+      later(task, ms / 2, () => touch(task, { statusMessage: "Halfway" }));
+      later(task, ms, () => complete(task, text(args.text ?? "done")));
+      return asTask(task);
     });
     const lookup = (taskId: string) => {
       const task = tasks.get(taskId);
@@ -95,9 +162,10 @@ export async function startExtensionTaskServer(): Promise<ExtensionTaskServer> {
       if (!task) throw new ProtocolError(-32602, `Unknown task ${taskId}`);
       return task;
     };
-    // tasks/get and tasks/cancel are the extension's, not the 2026-07-28 core's: registered with schemas of our own.
+    // tasks/* are the extension's, not the 2026-07-28 core's: registered with schemas of our own.
     const byId = { params: z.looseObject({ taskId: z.string() }) };
-    server.setRequestHandler("tasks/get", byId, async ({ taskId }) => {
+    server.setRequestHandler("tasks/get", byId, async ({ taskId }, ctx) => {
+      see("tasks/get", ctx, taskId);
       gets++;
       if (drop) {
         drop = false;
@@ -105,13 +173,26 @@ export async function startExtensionTaskServer(): Promise<ExtensionTaskServer> {
         return new Promise<never>(() => {});
       }
       const task = lookup(taskId);
-      return checked(GetTaskResultV2Schema, { resultType: "complete", ...view(task), ...(task.result ? { result: task.result } : {}) }) as never;
+      const payload = task.status === "input_required" ? { inputRequests: task.inputRequests } : task.result ? { result: task.result } : {};
+      return checked(GetTaskResultV2Schema, { resultType: "complete", ...view(task), ...payload }) as never;
     });
-    server.setRequestHandler("tasks/cancel", byId, async ({ taskId }) => {
+    server.setRequestHandler("tasks/update", byId, async ({ taskId }, ctx) => {
+      see("tasks/update", ctx, taskId);
+      // The v2 server lifts `params.inputResponses` out of every request it dispatches, into the context.
+      const inputResponses = InputResponsesV2Schema.parse(ctx.mcpReq.inputResponses) as Record<string, unknown>;
+      const task = lookup(taskId);
+      updates.push({ taskId, keys: Object.keys(inputResponses) });
+      // Keys not outstanding are ignored, as the extension asks.
+      for (const [key, answer] of Object.entries(inputResponses)) if (task.inputRequests?.[key] && !(key in task.answers)) task.answers[key] = answer;
+      if (task.status === "input_required" && Object.keys(task.inputRequests ?? {}).every((key) => key in task.answers)) task.onAnswered?.();
+      return checked(UpdateTaskResultV2Schema, { resultType: "complete" }) as never;
+    });
+    server.setRequestHandler("tasks/cancel", byId, async ({ taskId }, ctx) => {
+      see("tasks/cancel", ctx, taskId);
       const task = lookup(taskId);
       cancels.push(task.taskId);
       for (const timer of task.timers) clearTimeout(timer);
-      touch(task, { status: "cancelled", statusMessage: "Cancelled by the client" });
+      touch(task, { status: "cancelled", statusMessage: "Cancelled by the client", inputRequests: undefined });
       return checked(CancelTaskResultV2Schema, { resultType: "complete" }) as never;
     });
     return server;
@@ -127,6 +208,8 @@ export async function startExtensionTaskServer(): Promise<ExtensionTaskServer> {
     created,
     cancels,
     declared,
+    updates,
+    seen,
     get gets() {
       return gets;
     },
