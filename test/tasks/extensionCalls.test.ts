@@ -3,9 +3,14 @@
  * a v2 server running the extension's wire: the server's progress notifications, its input
  * requests (before the task, as an `input_required` answer; during it, as the task's
  * `input_required` status answered by `tasks/update`), each bounded by the call's timeout and the
- * caller's abort, and the per-call headers a `beforeToolCall` sets, on every request of the call.
+ * caller's abort (or pausing a LangGraph graph), and the per-call headers a `beforeToolCall` sets,
+ * on every request of the call.
  */
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
+import { langGraphInputHandler, type McpInputInterrupt } from "../../src/agents.js";
 import { McpToolkit, type InputHandler, type McpEvent } from "../../src/index.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 import { closesLater, replyOf } from "../servers/replies.js";
@@ -101,6 +106,25 @@ describe("input requests on a server with the Tasks extension", () => {
     controller.abort(new Error("the user left"));
     expect((await reply).error).toMatchObject({ reason: "cancelled" });
     expect(server.cancels).toEqual(["task-1"]);
+  });
+});
+
+describe("a task's question asked of a LangGraph graph", () => {
+  it("pauses the graph (the task left waiting is cancelled), and the resumed run's new task gets the answer", async () => {
+    const server = later(await startExtensionTaskServer());
+    const events: McpEvent[] = [];
+    const toolkit = await connect(server, { onEvent: (e) => events.push(e) }, langGraphInputHandler());
+    const graph = new StateGraph(MessagesAnnotation).addNode("tools", new ToolNode(toolkit.getTools())).addEdge(START, "tools").addEdge("tools", END).compile({ checkpointer: new MemorySaver() });
+    const thread = { configurable: { thread_id: "ask" } };
+    const call = new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "ask", args: {} }] });
+    const paused = await graph.invoke({ messages: [new HumanMessage("Greet me."), call] }, thread);
+    const interrupts = (paused as { __interrupt__?: { value: McpInputInterrupt }[] }).__interrupt__ ?? [];
+    expect(interrupts.map((i) => i.value)).toMatchObject([{ type: "mcp_input", kind: "elicitation", toolName: "ask" }]);
+    expect(events.filter((e) => e.type === "error")).toEqual([]);
+    expect(server.cancels).toEqual(["task-1"]);
+    const done = await graph.invoke(new Command({ resume: { action: "accept", content: { name: "Grace" } } }), thread);
+    expect(done.messages.filter((m) => ToolMessage.isInstance(m)).at(-1)).toMatchObject({ status: "success", content: "hello Grace" });
+    expect(server.updates).toEqual([{ taskId: "task-2", keys: ["name"] }]);
   });
 });
 
