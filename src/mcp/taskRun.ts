@@ -16,8 +16,16 @@ import type { Reason } from "../errors/reasons.js";
 import { follow, sleep } from "../policy/abort.js";
 import type { Progress } from "./callTool.js";
 import type { RunAsTaskOptions, TaskCallParams, TaskStatus } from "./tasks.js";
-import { TASK_DEFAULTS } from "./tasks.js";
 import type { TaskRequester } from "./tasksExtension.js";
+
+/** The defaults of {@link RunAsTaskOptions} (./tasks.ts), in one place. */
+export const TASK_DEFAULTS = {
+  /** The poll interval when the server suggests none, ms. */
+  pollIntervalMs: 1_000,
+  minPollIntervalMs: 100,
+  maxPollIntervalMs: 5_000,
+  cancelTimeoutMs: 2_000,
+} as const;
 
 // Our own timer must always fire before the SDK's per-request one, so each request gets this slack.
 const SDK_SLACK_MS = 1_000;

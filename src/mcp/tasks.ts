@@ -20,19 +20,13 @@ import type { Progress } from "./callTool.js";
 import { type AnyClient, eraOf } from "./clients.js";
 import type { RequestHeaders } from "./rawChannel.js";
 import { fieldsOf, TaskRun } from "./taskRun.js";
+
+/** The defaults of {@link RunAsTaskOptions}: kept beside the run that reads them. */
+export { TASK_DEFAULTS } from "./taskRun.js";
 import { extensionRequester, supportsExtensionTasks, type TaskInput, type TaskRequester } from "./tasksExtension.js";
 
 /** Where a task stands. `completed`, `failed` and `cancelled` are final. */
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
-
-/** The defaults of {@link RunAsTaskOptions}, in one place. */
-export const TASK_DEFAULTS = {
-  /** The poll interval when the server suggests none, ms. */
-  pollIntervalMs: 1_000,
-  minPollIntervalMs: 100,
-  maxPollIntervalMs: 5_000,
-  cancelTimeoutMs: 2_000,
-} as const;
 
 export interface TaskCallParams {
   name: string;
@@ -69,7 +63,11 @@ export interface RunAsTaskOptions {
    * `request_timeout`, not `cancelled`. @default undefined (an abort of `signal` is a cancel)
    */
   expiredAfter?: () => Expiry | undefined;
-  /** Hears each progress notification of the call (2026-07-28: of its `tools/call`). @default undefined (no progress token is sent) */
+  /**
+   * Hears each progress notification of the call: 2026-07-28 only, while its `tools/call` runs
+   * (the extension has no progress once the task exists; the 2025 path asks for none).
+   * @default undefined (no progress token is sent)
+   */
   onProgress?: (progress: Progress) => void;
   /** Restarts `timeoutMs` on each progress notification. @default false */
   resetTimeoutOnProgress?: boolean;
