@@ -58,10 +58,21 @@ export interface RetryOptions extends z.input<typeof RetryOptionsSchema> {}
 export const BreakerOptionsSchema = options({
   /** Consecutive transient failures that open the circuit. @default 5 */
   failureThreshold: number({ min: 1, integer: true }).default(5),
-  /** How long the circuit stays open before one call may test the server, in milliseconds. @default 30000 */
+  /**
+   * The longest the circuit stays open before one call may test the server, in milliseconds:
+   * the open period starts at `initialHalfOpenAfterMs` and doubles with each failed test, up to
+   * this. @default 30000
+   */
   halfOpenAfterMs: number().default(30_000),
   /**
-   * Spread of the open period: each opening lasts `halfOpenAfterMs` times a random factor
+   * The first open period after the circuit was closed, in milliseconds. Short, so that a
+   * server back after a blip (a restart, a deploy) is tested soon; a server that stays down is
+   * tested less and less often. Set it equal to `halfOpenAfterMs` for a fixed period.
+   * @default 1000
+   */
+  initialHalfOpenAfterMs: number().default(1000),
+  /**
+   * Spread of the open period: each opening lasts its period times a random factor
    * between 1 and 1 + this, so many processes that opened together do not all test at once.
    * @default 0.2
    */

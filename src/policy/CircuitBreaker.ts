@@ -3,7 +3,7 @@ import { isControlFlow } from "../errors/controlFlow.js";
 import { isMcpToolError, isServerFailure, McpToolError } from "../errors/McpToolError.js";
 import { decidedByCaller, reasonInfo } from "../errors/reasons.js";
 import type { McpEvent } from "../events.js";
-import { cancelled, raceAbort, type CallContext } from "./abort.js";
+import { cancelled, raceAbort, sleep, type CallContext } from "./abort.js";
 import { begin } from "./chain.js";
 
 export type { BreakerOptions };
@@ -75,10 +75,14 @@ function verdictOf(error: unknown): Verdict {
 }
 
 /**
- * One server's consecutive-failure breaker, consulted before every attempt. While open,
- * `execute` rejects at once with `circuit_open` (transient, `not_sent`) without touching the
- * server; after `halfOpenAfterMs` (spread by `halfOpenJitter`) one attempt tests the server
- * while the others wait for its verdict.
+ * One server's consecutive-failure breaker, consulted before every attempt. While open, a call
+ * that may wait out the rest of the open period (it is within the caller's `maxWaitMs`) waits,
+ * as for a server's Retry-After; any other is refused at once with `circuit_open` (transient,
+ * `not_sent`) without touching the server. The first opening lasts `initialHalfOpenAfterMs`,
+ * each one after a failed test twice the last, up to `halfOpenAfterMs` (each spread by
+ * `halfOpenJitter`); then one attempt tests the server while the others wait for its verdict.
+ * So a server back after a restart is tested within a second, and the writes that waited are
+ * sent once, not refused for the whole of a long open period.
  *
  * Written here rather than taken from cockatiel, whose breaker cannot do two things this one
  * must: callers waiting for a half-open test stop at their own signal, and a test call that
@@ -91,6 +95,8 @@ export class CircuitBreaker {
   private open = false;
   private openedAt = 0;
   private openFor = 0;
+  /** Openings since the circuit last closed: each doubles the open period. */
+  private trips = 0;
   private test: Promise<unknown> | undefined;
   private lastError: McpToolError | undefined;
   private shared: SharedCircuit | undefined;
@@ -122,17 +128,23 @@ export class CircuitBreaker {
   }
 
   /**
-   * Runs `fn` unless the circuit is open. A caller whose `signal` aborts while it waits for a
-   * half-open test settles at once as `cancelled`.
+   * Runs `fn` unless the circuit is open. While it is, the call waits for the test if the open
+   * period ends within `maxWaitMs` (all its waits here together), and is refused otherwise. A
+   * caller whose `signal` aborts while it waits settles at once as `cancelled`, unsent.
    */
-  execute<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, context: CallContext): Promise<T> {
+  execute<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, context: CallContext, maxWaitMs = 0): Promise<T> {
     if (!this.options.enabled) return begin(fn);
     // The common case, decided without an await (see chain.ts): no fleet, no test under way, the circuit closed.
     if (!this.shared && !this.test && !this.open) return signal?.aborted ? Promise.reject(cancelled(context, signal.reason, "not_sent")) : this.run(fn);
-    return this.executeGuarded(fn, signal, context);
+    return this.executeGuarded(fn, signal, context, this.now() + maxWaitMs);
   }
 
-  private async executeGuarded<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, context: CallContext): Promise<T> {
+  /** The open period still to run, in milliseconds (0 when closed, or when a call may test). */
+  get remainingOpenMs(): number {
+    return this.open ? Math.max(0, this.openedAt + this.openFor - this.now()) : 0;
+  }
+
+  private async executeGuarded<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, context: CallContext, waitUntil: number): Promise<T> {
     const fleet = this.shared?.state();
     if (fleet === "open") throw this.refusal(context);
     if (fleet === "half-open") {
@@ -149,8 +161,13 @@ export class CircuitBreaker {
         continue;
       }
       if (!this.open) return this.run(fn);
-      if (this.now() - this.openedAt < this.openFor) throw this.refusal(context);
-      return this.runTest(fn);
+      const remaining = this.remainingOpenMs;
+      if (remaining === 0) return this.runTest(fn);
+      if (this.now() + remaining > waitUntil) throw this.refusal(context, remaining);
+      // The test is near: wait for it rather than fail a call the server may answer in a moment.
+      await sleep(remaining, signal).catch((reason: unknown) => {
+        throw cancelled(context, reason, "not_sent");
+      });
     }
   }
 
@@ -254,21 +271,26 @@ export class CircuitBreaker {
   }
 
   private trip(): void {
+    const { initialHalfOpenAfterMs, halfOpenAfterMs, halfOpenJitter } = this.options;
+    const period = Math.min(halfOpenAfterMs, initialHalfOpenAfterMs * 2 ** Math.min(this.trips, 30));
+    this.trips++;
     this.open = true;
     this.openedAt = this.now();
-    this.openFor = this.options.halfOpenAfterMs * (1 + (this.hooks.random ?? Math.random)() * this.options.halfOpenJitter);
+    this.openFor = period * (1 + (this.hooks.random ?? Math.random)() * halfOpenJitter);
     this.hooks.onOpen?.(this.lastError);
   }
 
   private close(): void {
     this.open = false;
     this.failures = 0;
+    this.trips = 0;
     this.hooks.onClose?.();
   }
 
-  private refusal(context: CallContext): McpToolError {
+  private refusal(context: CallContext, remainingMs?: number): McpToolError {
     const last = this.lastError ? ` (last: ${this.lastError.reason})` : "";
-    return McpToolError.of("circuit_open", `Calls to server '${this.serverName}' are paused after repeated failures${last}.`, {
+    const until = remainingMs ? ` for ${Math.ceil(remainingMs / 1000)} s more` : "";
+    return McpToolError.of("circuit_open", `Calls to server '${this.serverName}' are paused${until} after repeated failures${last}.`, {
       ...context,
       serverName: this.serverName,
     });

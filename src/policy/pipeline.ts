@@ -135,7 +135,13 @@ class PipelineCall<T, I> {
   private guarded(n: number): Promise<T> {
     const breaker = this.spec.guards?.breaker;
     if (!breaker) return this.timed(n, undefined);
-    return breaker.admitsDirectly(this.signal) ? this.timed(n, breaker) : breaker.execute(() => this.timed(n, undefined), this.signal, this.spec.context);
+    if (breaker.admitsDirectly(this.signal)) return this.timed(n, breaker);
+    // An open circuit about to test the server is waited for as a Retry-After is, within the
+    // retry policy's longest wait and the attempt's timeout; a call that may not be repeated
+    // (retries: 0) is not held either, and fails fast for the model to choose.
+    const { retry, timeoutMs } = this.spec.policy;
+    const maxWaitMs = retry.retries > 0 ? Math.min(retry.maxTimeout, timeoutMs) : 0;
+    return breaker.execute(() => this.timed(n, undefined), this.signal, this.spec.context, maxWaitMs);
   }
 
   /** One attempt under its scope; `circuit` is the closed breaker it reports its end to. */

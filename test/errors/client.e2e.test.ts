@@ -273,7 +273,7 @@ describe("invalid_arguments and circuit_open: decided by our own layers, not by 
     const error = await rejectionOf(call());
     expect(error).toBeInstanceOf(McpToolError);
     const e = expectClassified(error as McpToolError, { reason: "circuit_open", kind: "client", transient: true, outcome: "not_sent" });
-    expect(e.message).toBe("Calls to server 'protocol-errors' are paused after repeated failures (last: internal_error).");
+    expect(e.message).toMatch(/^Calls to server 'protocol-errors' are paused for [12] s more after repeated failures \(last: internal_error\)\.$/);
     expect(e.toolName).toBe("raise");
     // normalize passes an McpToolError through untouched.
     expect(normalize(error)).toBe(error);

@@ -30,7 +30,7 @@ async function remote(config: Record<string, unknown> = {}) {
 
 describe("the breaker before every attempt", () => {
   it("opens after failureThreshold attempts, even within one call's retries, and stops them", async () => {
-    const { http, toolkit, echo } = await remote({ breaker: { failureThreshold: 2, halfOpenAfterMs: 60_000 } });
+    const { http, toolkit, echo } = await remote({ breaker: { failureThreshold: 2, halfOpenAfterMs: 60_000, initialHalfOpenAfterMs: 60_000 } });
     http.failNext(503, { count: 100 });
     const posts = http.posts;
     expect(await echo.invoke({ text: "x" })).toContain("(circuit_open)");
@@ -42,13 +42,16 @@ describe("the breaker before every attempt", () => {
   });
 
   it("tests a half-open server with a single attempt", async () => {
-    const { http, echo, events } = await remote({ breaker: { failureThreshold: 1, halfOpenAfterMs: 200, halfOpenJitter: 0 } });
+    const { http, echo, events } = await remote({ breaker: { failureThreshold: 1, halfOpenAfterMs: 200, halfOpenJitter: 0 }, retry: { retries: 0 } });
     http.failNext(503, { count: 100 });
-    expect(await echo.invoke({ text: "x" })).toContain("(circuit_open)");
+    expect(await echo.invoke({ text: "x" })).toContain("(service_unavailable)");
     await new Promise((resolve) => setTimeout(resolve, 300));
     const posts = http.posts;
-    expect(await echo.invoke({ text: "x" })).toContain("(circuit_open)");
+    // Three calls at once when the circuit may be tested: one tests, the others wait for its verdict.
+    const replies = await Promise.all([1, 2, 3].map(() => echo.invoke({ text: "x" })));
     expect(http.posts - posts).toBe(1);
+    expect(replies.filter((r) => String(r).includes("(service_unavailable)"))).toHaveLength(1);
+    expect(replies.filter((r) => String(r).includes("(circuit_open)"))).toHaveLength(2);
     expect(events.filter((e) => e.type === "half_open")).toHaveLength(1);
   });
 
@@ -61,6 +64,53 @@ describe("the breaker before every attempt", () => {
     now = 1100;
     await expect(breaker.execute(() => Promise.resolve("ok"), undefined, context)).resolves.toBe("ok");
     expect(breaker.state).toBe("closed");
+  });
+
+  it("opens for a short period first, twice as long after each failed test up to halfOpenAfterMs, and short again once closed", async () => {
+    let now = 0;
+    const breaker = new CircuitBreaker("s", { failureThreshold: 1, initialHalfOpenAfterMs: 100, halfOpenAfterMs: 300, halfOpenJitter: 0 }, { now: () => now });
+    await breaker.execute(failing, undefined, context).catch(() => undefined);
+    const periods: number[] = [];
+    for (let trip = 0; trip < 4; trip++) {
+      periods.push(breaker.remainingOpenMs);
+      now += breaker.remainingOpenMs - 1;
+      await expect(breaker.execute(failing, undefined, context)).rejects.toMatchObject({ reason: "circuit_open" });
+      now += 1;
+      // The test call fails: the circuit opens again, for longer.
+      await expect(breaker.execute(failing, undefined, context)).rejects.toMatchObject({ reason: "service_unavailable" });
+    }
+    expect(periods).toEqual([100, 200, 300, 300]);
+    now += breaker.remainingOpenMs;
+    await expect(breaker.execute(() => Promise.resolve("ok"), undefined, context)).resolves.toBe("ok");
+    await breaker.execute(failing, undefined, context).catch(() => undefined);
+    expect(breaker.remainingOpenMs).toBe(100);
+  });
+
+  it("holds calls that may wait out the rest of the open period, and the one test lets them all through", async () => {
+    const breaker = new CircuitBreaker("s", { failureThreshold: 1, initialHalfOpenAfterMs: 150, halfOpenJitter: 0 });
+    await breaker.execute(failing, undefined, context).catch(() => undefined);
+    const started: string[] = [];
+    const done: string[] = [];
+    // Each call notes how many had finished when it started: the others start after the test ends.
+    const run = (name: string) => () => {
+      started.push(`${name} after ${done.length}`);
+      return new Promise<string>((resolve) => setTimeout(() => resolve(name), 20)).finally(() => done.push(name));
+    };
+    // One may not wait that long: refused at once, with the time still to run.
+    await expect(breaker.execute(run("impatient"), undefined, context, 10)).rejects.toMatchObject({ reason: "circuit_open", message: expect.stringContaining("paused for 1 s more") });
+    const results = await Promise.all(["a", "b", "c"].map((name) => breaker.execute(run(name), undefined, context, 5_000)));
+    expect(results).toEqual(["a", "b", "c"]);
+    expect(started.map((s) => s.split(" after ")[1]).sort()).toEqual(["0", "1", "1"]);
+    expect(breaker.state).toBe("closed");
+  });
+
+  it("ends a wait for the open period at once on the caller's abort, unsent", async () => {
+    const breaker = new CircuitBreaker("s", { failureThreshold: 1, initialHalfOpenAfterMs: 60_000, halfOpenAfterMs: 60_000 });
+    await breaker.execute(failing, undefined, context).catch(() => undefined);
+    const controller = new AbortController();
+    const waiting = breaker.execute(() => Promise.resolve("ran"), controller.signal, context, 120_000);
+    setTimeout(() => controller.abort(), 20);
+    await expect(waiting).rejects.toMatchObject({ reason: "cancelled", outcome: "not_sent" });
   });
 
   it("counts failures that share a key once: one connection death, many calls in flight", async () => {
