@@ -65,6 +65,12 @@ export interface ReasonInfo {
    * proof that it is up, so the breaker counts it as health, never as a failure.
    */
   readonly serverAnswered: boolean;
+  /**
+   * No server saw the request: the connection to it could not be made at all. Repeating such a
+   * request adds no load to the server (the calls waiting on one connection share its one
+   * reconnect), so the retry budget does not count it.
+   */
+  readonly unreached: boolean;
 }
 
 const reason = (
@@ -73,7 +79,7 @@ const reason = (
   outcome: Outcome,
   label: string,
   hint: HintKey,
-  facts: { connection?: ConnectionEffect; byCaller?: boolean; byGuard?: boolean; serverAnswered?: boolean } = {},
+  facts: { connection?: ConnectionEffect; byCaller?: boolean; byGuard?: boolean; serverAnswered?: boolean; unreached?: boolean } = {},
 ): ReasonInfo => ({
   kind,
   transient,
@@ -84,6 +90,7 @@ const reason = (
   byCaller: facts.byCaller ?? false,
   byGuard: facts.byGuard ?? false,
   serverAnswered: facts.serverAnswered ?? false,
+  unreached: facts.unreached ?? false,
 });
 
 /** Every reason this library produces, with its default verdict. */
@@ -106,11 +113,11 @@ export const REASONS = {
 
   // Transport: the pipe or the HTTP layer failed.
   connection_closed: reason("transport", true, "unknown", "connection closed", "reconnect", { connection: "lost" }),
-  not_connected: reason("transport", true, "not_sent", "not connected", "reconnect", { connection: "lost" }),
-  connection_refused: reason("transport", true, "not_sent", "connection refused", "try_later"),
+  not_connected: reason("transport", true, "not_sent", "not connected", "reconnect", { connection: "lost", unreached: true }),
+  connection_refused: reason("transport", true, "not_sent", "connection refused", "try_later", { unreached: true }),
   connection_reset: reason("transport", true, "unknown", "connection reset", "try_later", { connection: "request" }),
   network_timeout: reason("transport", true, "not_sent", "network timeout", "try_later"),
-  dns_failure: reason("transport", true, "not_sent", "DNS lookup failed", "try_later"),
+  dns_failure: reason("transport", true, "not_sent", "DNS lookup failed", "try_later", { unreached: true }),
   // A certificate or handshake failure: no request was written, and no retry fixes a certificate.
   tls_error: reason("transport", false, "not_sent", "TLS error", "person_must_act"),
   spawn_failed: reason("transport", false, "not_sent", "the server process could not be started", "person_must_act"),

@@ -125,7 +125,8 @@ export async function retryAfterFirst<T>(
             giveUpNote = `The retry time budget (${options.maxRetryTime} ms) is spent.`;
             return false;
           }
-          if (hooks.budget && !hooks.budget.tryRetry()) {
+          // A request no server saw (the connection could not be made) adds no load when repeated.
+          if (hooks.budget && !reasonInfo(e.reason).unreached && !hooks.budget.tryRetry()) {
             giveUpNote = "The server's retry budget is spent: too many calls to it are failing.";
             return false;
           }

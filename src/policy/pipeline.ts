@@ -92,6 +92,8 @@ class PipelineCall<T, I> {
   /** When the first attempt began, for the retry policy's `maxRetryTime`. */
   private retryStarted = 0;
   private attempts = 0;
+  /** Was this call re-sent on a new session after the server forgot its old one? Once at most. */
+  private resent = false;
 
   constructor(
     private readonly spec: PipelineSpec<T, I>,
@@ -111,16 +113,46 @@ class PipelineCall<T, I> {
     this.retryStarted = performance.now();
     return this.attempt(1).then(
       (value) => this.succeeded({ value }),
-      (first: unknown) => {
-        const recovering = this.recover(first);
-        // Most failures end here, thrown at once: nothing to repeat and no fallback.
-        if (!recovering) return this.failed(first);
-        return recovering.then(
-          (out) => this.succeeded(out),
-          (error: unknown) => this.failed(error),
-        );
-      },
+      (first: unknown) => this.firstFailed(first),
     );
+  }
+
+  private firstFailed(first: unknown): Promise<WithFallback<T>> {
+    if (this.resendable(first)) {
+      return this.resend(1, first).then(
+        (value) => this.succeeded({ value }),
+        (error: unknown) => this.firstFailed(error),
+      );
+    }
+    const recovering = this.recover(first);
+    // Most failures end here, thrown at once: nothing to repeat and no fallback.
+    if (!recovering) return this.failed(first);
+    return recovering.then(
+      (out) => this.succeeded(out),
+      (error: unknown) => this.failed(error),
+    );
+  }
+
+  /**
+   * Did the server refuse this attempt for a session it forgot (a restart)? Then the request
+   * certainly did not run, and sending it again on the new session is its first run: it is
+   * re-sent once, whatever the tool's idempotency, the retries left or the retry budget, as part
+   * of the same attempt. Without this a write that met a restart fails although it never ran.
+   */
+  private resendable(error: unknown): error is McpToolError {
+    return !this.resent && isMcpToolError(error) && error.reason === "session_expired" && error.outcome === "not_sent" && !this.signal?.aborted;
+  }
+
+  private resend(n: number, error: McpToolError): Promise<T> {
+    this.resent = true;
+    const { events, context } = this.spec;
+    if (events) events.emit({ type: "retry", ...context, attempt: n, delayMs: 0, error });
+    return this.attempt(n);
+  }
+
+  /** A retry's attempt, re-sent once on a new session if the server forgot the old one. */
+  private retryAttempt(n: number): Promise<T> {
+    return this.attempt(n).catch((error: unknown) => (this.resendable(error) ? this.resend(n, error) : Promise.reject(error)));
   }
 
   private attempt(n: number): Promise<T> {
@@ -221,7 +253,7 @@ class PipelineCall<T, I> {
         ...(budget ? { budget } : {}),
         ...(events ? { onRetry: (error, n, delayMs) => events.emit({ type: "retry", ...context, attempt: n, delayMs, error }) } : {}),
       };
-      return retryAfterFirst(first as McpToolError, verdict, (n) => this.attempt(n), policy.retry, hooks, this.retryStarted);
+      return retryAfterFirst(first as McpToolError, verdict, (n) => this.retryAttempt(n), policy.retry, hooks, this.retryStarted);
     };
     return runWithFallback(retried, spec.fallback, signal);
   }

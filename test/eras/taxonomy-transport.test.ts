@@ -115,13 +115,16 @@ describe.each([LEGACY_HTTP, V1_HTTP])("$name: sessions (2025 only)", (target) =>
   // session_expired has no 2026-07-28 counterpart: that revision has no sessions (no
   // Mcp-Session-Id), so a restarted or redeployed server simply answers the next request.
 
-  it("session_expired (2025 only): the server forgot the session, answers 404, and the next call re-initializes", async () => {
+  it("session_expired (2025 only): the server forgot the session and answers 404; the call, which never ran, is re-sent once on a new session, retries off", async () => {
     const o = await open(target, defer);
     expect(await o.call("counter", { key: "a" })).toEqual({ status: "success", content: "count 1" });
     await o.upstream!.forgetSessions();
-    const error = expectError(target, await o.fail("counter", { key: "a" }), { reason: "session_expired", kind: "transport", transient: true, outcome: "not_sent", status: 404 });
-    expect(error.message).toContain("Session not found");
     expect(await o.call("counter", { key: "a" })).toEqual({ status: "success", content: "count 2" });
+    const resent = o.events.flatMap((e) => (e.type === "retry" ? [e.error.toJSON()] : []));
+    expect(resent).toHaveLength(1);
+    const error = expectError(target, resent[0], { reason: "session_expired", kind: "transport", transient: true, outcome: "not_sent", status: 404 });
+    expect(error.message).toContain("Session not found");
+    expect(o.upstream!.state.executions.get("a")).toBe(2);
     expect(o.events.filter((e) => e.type === "reconnect")).toHaveLength(1);
     expect(o.toolkit.protocolEra(SERVER)).toBe("legacy");
   });

@@ -47,11 +47,55 @@ describe("a server that answers again", () => {
     http.failNext(503);
     expect((await replyOf(toolkit.getTool("echo"), { text: "a" })).error?.reason).toBe("service_unavailable");
     await http.forgetSessions();
+    // The refused request never ran: it is re-sent once on the new session, although the
+    // policy allows no retry, and the breaker does not refuse it.
     const after = await replyOf(toolkit.getTool("echo"), { text: "b" });
-    expect(after.error?.reason).toBe("session_expired");
+    expect(after.error).toBeUndefined();
+    expect(after.content).toBe("b");
+    const resent = events.filter((e) => e.type === "retry");
+    expect(resent.map((e) => e.type === "retry" && e.error.reason)).toEqual(["session_expired"]);
     expect(events.filter((e) => e.type === "circuit_open")).toEqual([]);
-    // The next call goes through on a new session.
     expect((await replyOf(toolkit.getTool("echo"), { text: "c" })).content).toBe("c");
+  });
+
+  it("re-sends a write that met an expired session once, even with the retry budget spent", async () => {
+    const http = later(await startHttpFixture());
+    const toolkit = later(
+      await McpToolkit.connect({
+        servers: { s: { transport: "http", url: http.url.href } },
+        retryBudget: { ratio: 0, minRetries: 0 },
+      }),
+    );
+    expect((await replyOf(toolkit.getTool("echo"), { text: "warm" })).error).toBeUndefined();
+    await http.forgetSessions();
+    const write = await replyOf(toolkit.getTool("counter"), { key: "w" });
+    expect(write.error).toBeUndefined();
+    expect(http.state.executions.get("w")).toBe(1);
+  });
+});
+
+describe("a short outage under parallel writes", () => {
+  it("opens the circuit briefly at most: every write that did not run is sent once the server is back", async () => {
+    const http = later(await startHttpFixture());
+    const events: McpEvent[] = [];
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href } }, onEvent: (e) => events.push(e) }));
+    expect((await replyOf(toolkit.getTool("echo"), { text: "warm" })).error).toBeUndefined();
+    await http.down();
+    const calls = Array.from({ length: 16 }, (_, i) => replyOf(toolkit.getTool("counter"), { key: `w${i}` }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await http.up();
+    const replies = await Promise.all(calls);
+    // A write sent on a pooled socket the dying server had just closed may come back `unknown`
+    // (the client cannot tell it from a crash mid-call); every other write runs, once.
+    const failed = replies.filter((r) => r.error && r.error.outcome !== "unknown").map((r) => `${r.error!.reason}/${r.error!.outcome}: ${r.error!.message}`);
+    expect(failed).toEqual([]);
+    expect(replies.filter((r) => r.error?.reason === "circuit_open")).toEqual([]);
+    for (let i = 0; i < 16; i++) {
+      const runs = http.state.executions.get(`w${i}`) ?? 0;
+      if (replies[i]!.error) expect(runs, `w${i} ran at most once`).toBeLessThanOrEqual(1);
+      else expect(runs, `w${i} ran once`).toBe(1);
+    }
+    expect(replies.filter((r) => !r.error).length).toBeGreaterThanOrEqual(14);
   });
 });
 

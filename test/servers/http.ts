@@ -91,6 +91,16 @@ export class HttpFixture {
     await this.listen(this.port);
   }
 
+  /** Stops, as a crashed server does: connections refused until {@link up}. */
+  async down(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Listens again on the same port, with no sessions: the restarted server. */
+  async up(): Promise<void> {
+    await this.listen(this.port);
+  }
+
   async close(): Promise<void> {
     await this.stop();
   }
