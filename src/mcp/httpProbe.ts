@@ -117,7 +117,31 @@ async function readJson(text: () => Promise<string>, record: (facts: Partial<Htt
     throw error;
   }
   if (!isJsonRpc(data)) record({ body: body.slice(0, 2000), unexpected: "not_json_rpc" });
+  else {
+    // A JSON answer is the whole answer: a request it does not answer (a wrong id, a proxy's
+    // mix-up) will hear nothing more, and would wait out its timeout.
+    const unanswered = unansweredIds(request, data);
+    if (unanswered.length > 0) probe.onStreamLost?.(unanswered, new Error(`the server's JSON answer carried ${idsOf(data)}, not the request's id ${unanswered.join(", ")}`));
+  }
   return data;
+}
+
+/** The ids of the answers (results and errors) in a JSON-RPC body, for a message. */
+function idsOf(data: unknown): string {
+  const ids = (Array.isArray(data) ? data : [data]).filter((m) => typeof m === "object" && m !== null && ("result" in m || "error" in m)).map((m) => JSON.stringify((m as { id?: unknown }).id ?? null));
+  return ids.length === 0 ? "no answer" : `id ${ids.join(", ")}`;
+}
+
+/** The numeric ids of the requests in `request` that `data` carries no answer for. */
+function unansweredIds(request: string, data: unknown): number[] {
+  const answered = new Set<unknown>();
+  for (const m of Array.isArray(data) ? data : [data]) {
+    if (typeof m === "object" && m !== null && ("result" in m || "error" in m)) answered.add((m as { id?: unknown }).id);
+  }
+  // The common body, one request whose answer is here, seen without parsing it again (a body
+  // written in another key order is parsed: only the speed depends on the order).
+  for (const id of answered) if (typeof id === "number" && request.endsWith(`"id":${id}}`)) return [];
+  return requestIds(request).filter((id): id is number => typeof id === "number" && !answered.has(id));
 }
 
 /** What a failed response says beyond its status: the wait it asks for, the auth error it names. */
