@@ -152,10 +152,20 @@ function httpOptions(config: HttpServerConfig | SseServerConfig, probe: Transpor
   };
 }
 
+/**
+ * How the SDK resumes a request's event stream that broke before its answer (a server with an
+ * event store: server-everything, fastmcp). Its defaults (1 s, then 1.5 s) held a call whose
+ * server had died for 2.5 s before it failed; a resume is tried at 100 ms and 300 ms instead, so
+ * the call fails within about half a second of the break when nothing can resume it (a dead or
+ * restarted server does not know the stream), and a blip still resumes. A `retry` the server
+ * set on its stream still comes first, as the SDK honours it.
+ */
+const RESUME = { initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 2, maxReconnectionDelay: 1000, maxRetries: 2 };
+
 export function streamableTransport(config: HttpServerConfig, probe: TransportProbe): StreamableHTTPClientTransport {
   const transport = new AnswerWatchingTransport(
     new URL(String(config.url)),
-    httpOptions(config, probe),
+    { ...httpOptions(config, probe), reconnectionOptions: RESUME },
     probe,
   );
   return tagRequests(transport);

@@ -23,19 +23,19 @@ describe("a broken answer stream the SDK resumes", () => {
     expect(proxy.seen.slice(post + 1).some((r) => r.method === "GET")).toBe(true);
   });
 
-  it("whose resume fails (the server forgot the session) fails the call as stream_error, not at its timeout", async () => {
+  it("whose resume fails (a restarted server does not know the stream: 404) fails the call as stream_error within about half a second, not at its timeout", async () => {
     const http = await server({ resumable: true });
     const proxy = closeLater(await startFaultProxy(http.url));
     const { call } = await toolkitFor(proxy.url, { era: "legacy", timeoutMs: 60_000 }, { retry: { retries: 0 } });
     proxy.plan({ kind: "reset_after_first_event" });
-    const calling = call("slow", { ms: 5_000 });
-    // The SDK waits a second before it resumes: the server forgets the stream in the meantime.
-    for (let i = 0; i < 200 && !proxy.seen.some((r) => r.fault === "reset_after_first_event"); i++) await new Promise((r) => setTimeout(r, 10));
-    await http.forgetSessions();
-    const started = Date.now();
-    const reply = await calling;
+    // Both resumes (at 100 ms and 300 ms) meet a server that does not know the stream.
+    proxy.plan({ kind: "status", when: "before", status: 404, body: "Session not found" }, { rpc: "GET", count: 2 });
+    const started = performance.now();
+    const reply = await call("slow", { ms: 20_000 });
+    const elapsed = performance.now() - started;
     expect(reply.error).toMatchObject({ reason: "stream_error", outcome: "unknown" });
-    // The SDK's own retry budget (two resumes, 1 s and 1.5 s apart), far from the call's 60 s timeout.
-    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(proxy.seen.filter((r) => r.method === "GET" && r.fault === "status")).toHaveLength(2);
+    // Far from the call's 60 s timeout and from the slow tool's 20 s; about 0.5 s on a quiet machine.
+    expect(elapsed).toBeLessThan(10_000);
   }, 60_000);
 });

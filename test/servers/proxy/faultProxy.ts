@@ -67,7 +67,7 @@ export class FaultProxy {
     return new URL(`${this.upstream.pathname}${this.upstream.search}`, `http://127.0.0.1:${this.port}`);
   }
 
-  /** Plans `fault` for the next `count` tools/call requests (for one `key` argument, if given), or requests of another `rpc` method. */
+  /** Plans `fault` for the next `count` tools/call requests (for one `key` argument, if given), or requests of another `rpc` method ("GET": the next GETs). */
   plan(fault: ProxyFault, options: { key?: string; count?: number; rpc?: string } = {}): void {
     this.plans.push({ fault, count: options.count ?? 1, ...(options.key !== undefined ? { key: options.key } : {}), ...(options.rpc !== undefined ? { rpc: options.rpc } : {}) });
   }
@@ -107,7 +107,8 @@ export class FaultProxy {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readAll(req);
     const { rpc, key } = describe(body);
-    const fault = this.take(rpc, key);
+    // A GET (an event stream opened or resumed) takes the faults planned for rpc "GET".
+    const fault = this.take(req.method === "GET" ? "GET" : rpc, key);
     this.seen.push({ method: req.method ?? "GET", ...(rpc ? { rpc } : {}), ...(key ? { key } : {}), ...(fault ? { fault: fault.kind } : {}) });
     if (fault?.kind === "stall") {
       this.stalled.add(res);
