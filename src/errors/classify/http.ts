@@ -85,6 +85,9 @@ export function fromHttpStatus(status: number, raw: string, ctx: NormalizeContex
   if (status === 401) return as("unauthorized", {}, message + authDetail(status, facts));
   if (status === 403) return as("forbidden", {}, message + authDetail(status, facts));
   if (status === 408) return as("request_timeout", { outcome: "not_sent" });
+  // A server that ended the request before answering: the v2 SDK's createMcpHandler answers 499,
+  // empty, for every request in flight when it closes (a graceful stop). The tool had started.
+  if (status === 499) return as("connection_closed", {}, body ? message : "HTTP 499: the server ended the request before answering (it was stopping); the tool may have run.");
   if (status === 429) {
     // SEP-3304: a JSON-RPC -32023 in the body states the wait in ms, and it wins over Retry-After (RL-9).
     const limited = jsonRpcErrorIn(body);
