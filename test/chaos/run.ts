@@ -125,7 +125,8 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosReport> {
     if (options.transports.includes("http")) {
       http = await startChaosHttp({ seed: options.seed, mix: options.mix, transientAttempts: options.transientAttempts, secret: CHAOS_SECRET, slowTotalMs, slowStepMs });
       proxy = await startChaosProxy(http.url, { seed: options.seed, mix: options.mix, transientAttempts: options.transientAttempts });
-      if (options.raceWrites > 0) idle = await startIdleProxy(http.port, { idleMs, mode: "crossing" });
+      // Armed once the toolkit is connected: the race is the spaced writes', not the handshake's.
+      if (options.raceWrites > 0) idle = await startIdleProxy(http.port, { idleMs, mode: "crossing", armed: false });
     }
     const servers: McpToolkitConfig["servers"] = {};
     if (options.transports.includes("stdio")) {
@@ -169,6 +170,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosReport> {
       },
     });
     log(`connected to ${Object.keys(servers).join(" + ")} in ${Math.round(performance.now() - started)} ms`);
+    idle?.arm();
 
     const locks = new Map<DrivenTransport, RwLock>(options.transports.map((t) => [t, new RwLock()]));
     const deal = dealer(options);

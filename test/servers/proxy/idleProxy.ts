@@ -13,6 +13,12 @@ export interface IdleProxyOptions {
   idleMs: number;
   /** @default "crossing" */
   mode?: "timer" | "crossing";
+  /**
+   * Close idle connections from the start? `false` waits for {@link IdleProxy.arm}, so that a
+   * client's connect on a loaded machine (a handshake whose steps stall past `idleMs`) does not
+   * meet the race its later calls are there to meet. @default true
+   */
+  armed?: boolean;
 }
 
 export class IdleProxy {
@@ -25,11 +31,19 @@ export class IdleProxy {
   connections = 0;
   private server?: Server;
   private readonly sockets = new Set<Socket>();
+  private armed: boolean;
 
   constructor(
     private readonly upstreamPort: number,
     private readonly options: IdleProxyOptions,
-  ) {}
+  ) {
+    this.armed = options.armed ?? true;
+  }
+
+  /** Starts closing idle connections (see {@link IdleProxyOptions.armed}). */
+  arm(): void {
+    this.armed = true;
+  }
 
   async start(): Promise<this> {
     const server = createServer((client) => this.pipe(client));
@@ -64,6 +78,7 @@ export class IdleProxy {
     let last = performance.now();
     let timer: NodeJS.Timeout | undefined;
     const closeIdle = () => {
+      if (!this.armed) return;
       this.idleCloses++;
       client.end();
       upstream.destroy();
@@ -76,7 +91,7 @@ export class IdleProxy {
     };
     touch();
     client.on("data", (chunk: Buffer) => {
-      if (this.options.mode !== "timer" && performance.now() - last >= this.options.idleMs) {
+      if (this.armed && this.options.mode !== "timer" && performance.now() - last >= this.options.idleMs) {
         this.dropped++;
         closeIdle();
         return;
