@@ -67,7 +67,13 @@ export function wrapTool(tool: StructuredToolInterface, options: WrapToolOptions
     } catch (error) {
       // A LangGraph interrupt from the wrapped tool is control flow, not its failure.
       if (isControlFlow(error)) throw error;
-      throw normalizeForeign(error, { ...context, aborted: config?.signal?.aborted === true, timedOut: scope.timedOut, attempts: n });
+      const failure = normalizeForeign(error, { ...context, aborted: config?.signal?.aborted === true, timedOut: scope.timedOut, attempts: n });
+      // The wrapped tool's client is closed (a stdio server that died): wrapTool owns no connection
+      // to open again, so a repeat would meet the same closed client.
+      if (failure.reason === "not_connected" && failure.transient) {
+        throw failure.with({ transient: false, message: `${failure.message} The wrapped tool's client is closed, and wrapTool cannot reconnect it.` });
+      }
+      throw failure;
     }
   };
 
