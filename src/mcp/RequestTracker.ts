@@ -8,13 +8,19 @@ import type { HttpResponseFacts } from "../errors/normalize.js";
 import { StreamLostError } from "./connectionEnds.js";
 import type { TransportProbe } from "./transports.js";
 
+/** What the tracker can end: an attempt's scope (policy/TimeoutPolicy.ts). */
+export interface Abortable {
+  abort(reason: unknown): void;
+  readonly aborted: boolean;
+}
+
 export class RequestTracker {
   /** Handed to the connection's transports, which report into it. */
   readonly probe: TransportProbe & { requestHeaders: Map<number | string, Record<string, string>> } = { responses: new Map(), lastActivity: 0, requestHeaders: new Map() };
-  private readonly attempts = new Set<AbortController>();
-  private readonly byId = new Map<number, AbortController>();
+  private readonly attempts = new Set<Abortable>();
+  private readonly byId = new Map<number, Abortable>();
   /** Waiters for every attempt of a snapshot to leave; rare (a client being retired), so a plain list. */
-  private drains: Array<{ pending: Set<AbortController>; done: () => void }> = [];
+  private drains: Array<{ pending: Set<Abortable>; done: () => void }> = [];
 
   /**
    * @param onEventStreamLost the legacy SSE event stream of `transport` broke: the connection
@@ -27,13 +33,14 @@ export class RequestTracker {
     this.probe.onEventStreamLost = onEventStreamLost;
   }
 
-  /** An attempt begins: until the returned function is called, `endAll` aborts it. */
-  enter(controller: AbortController): () => void {
-    this.attempts.add(controller);
-    return () => {
-      this.attempts.delete(controller);
-      if (this.drains.length > 0) this.left(controller);
-    };
+  /** An attempt begins: until it `leave`s, `endAll` aborts it. Methods, not a closure per attempt. */
+  enter(attempt: Abortable): void {
+    this.attempts.add(attempt);
+  }
+
+  leave(attempt: Abortable): void {
+    this.attempts.delete(attempt);
+    if (this.drains.length > 0) this.left(attempt);
   }
 
   /** Resolves once every attempt under way now has ended (each is bounded by its own timeout). */
@@ -42,9 +49,9 @@ export class RequestTracker {
     return new Promise((done) => this.drains.push({ pending: new Set(this.attempts), done }));
   }
 
-  private left(controller: AbortController): void {
+  private left(attempt: Abortable): void {
     this.drains = this.drains.filter((drain) => {
-      drain.pending.delete(controller);
+      drain.pending.delete(attempt);
       if (drain.pending.size > 0) return true;
       drain.done();
       return false;
@@ -52,21 +59,24 @@ export class RequestTracker {
   }
 
   /**
-   * Registers a request's controller under its JSON-RPC id, so a broken response stream can end
-   * it. The returned function ends the registration; pass `failed` when the call failed some
-   * other way: it gets no answer either, and the stream still open for one is closed.
+   * Registers a request's attempt under its JSON-RPC id, so a broken response stream can end
+   * it, until `untrack`. With `headers`, the transport sends them with this request alone.
    */
-  track(id: number | undefined, controller: AbortController, headers?: Record<string, string>): (failed?: boolean) => void {
-    if (id === undefined) return () => {};
-    this.byId.set(id, controller);
+  track(id: number, attempt: Abortable, headers?: Record<string, string>): void {
+    this.byId.set(id, attempt);
     if (headers) this.probe.requestHeaders.set(id, headers);
-    return (failed = false) => {
-      if (this.byId.get(id) === controller) this.byId.delete(id);
-      this.probe.responses.delete(id);
-      if (headers) this.probe.requestHeaders.delete(id);
-      // A call that timed out or was cancelled gets no answer; close the stream that waits for one.
-      if (failed || controller.signal.aborted) this.probe.abandon?.(id);
-    };
+  }
+
+  /**
+   * Ends a request's registration; `failed` when the call failed some other way: it gets no
+   * answer either, and the stream still open for one is closed.
+   */
+  untrack(id: number, attempt: Abortable, headers: Record<string, string> | undefined, failed = false): void {
+    if (this.byId.get(id) === attempt) this.byId.delete(id);
+    this.probe.responses.delete(id);
+    if (headers) this.probe.requestHeaders.delete(id);
+    // A call that timed out or was cancelled gets no answer; close the stream that waits for one.
+    if (failed || attempt.aborted) this.probe.abandon?.(id);
   }
 
   /** What the HTTP layer saw of the response to request `id`, read once: each request's facts are its own. */
@@ -86,8 +96,8 @@ export class RequestTracker {
 
   /** Aborts every attempt and request in flight with `reason`. */
   endAll(reason: unknown): void {
-    for (const controller of this.attempts) controller.abort(reason);
-    for (const controller of this.byId.values()) controller.abort(reason);
+    for (const attempt of this.attempts) attempt.abort(reason);
+    for (const attempt of this.byId.values()) attempt.abort(reason);
     this.attempts.clear();
     this.byId.clear();
     for (const drain of this.drains) drain.done();
@@ -96,6 +106,6 @@ export class RequestTracker {
 
   /** Aborts every request waiting on an answer stream that broke (`reason`), leaving the attempts registered. */
   endRequests(reason: unknown): void {
-    for (const controller of this.byId.values()) controller.abort(reason);
+    for (const attempt of this.byId.values()) attempt.abort(reason);
   }
 }

@@ -2,7 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { callToolWith, isV2Client, type AnyClient, type CallOptions, type CallParams } from "./clients.js";
 import { withInputRounds } from "./input.js";
 import { LOG_LEVEL_META_KEY } from "./serverLogs.js";
-import { markRequests, type RequestIds } from "./requestScope.js";
+import { requestMark, type RequestIds } from "./requestScope.js";
 import { runsAsTask, taskAttempt, type TaskCall } from "./taskCall.js";
 import { isControlFlow } from "../errors/controlFlow.js";
 import { fromResult } from "../errors/fromResult.js";
@@ -12,6 +12,7 @@ import type { CallContext } from "../policy/abort.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
 import { settled, withServerLogs, type AttemptFacts } from "./attemptFailure.js";
 import type { Connection, Lease } from "./Connection.js";
+import type { RequestTracker } from "./RequestTracker.js";
 
 /** What one attempt calls: a tool on a server, reached through its connection at call time. */
 export interface ToolTarget {
@@ -59,41 +60,35 @@ export function callToolOnce(
   progress?: (progress: Progress) => void,
   headers?: Record<string, string>,
 ): Promise<CallToolResult> {
-  const facts: AttemptFacts = { target, args, scope, attempt, context, callerSignal, meta, task, recovery, progress, headers, abortedBeforeSend: false, startedAt: Date.now() };
-  const params = { name: target.mcpName, arguments: args, ...(meta ? { _meta: meta } : {}) };
+  const facts = new TrackedAttempt(target, args, scope, attempt, context, callerSignal, meta, task, recovery, progress, headers);
+  const params: CallParams = meta ? { name: target.mcpName, arguments: args, _meta: meta } : { name: target.mcpName, arguments: args };
   return recoverFrom(attemptOnce(facts, params, task), facts);
 }
 
-async function attemptOnce(facts: AttemptFacts, params: CallParams, task: TaskCall | undefined): Promise<CallToolResult> {
+async function attemptOnce(facts: TrackedAttempt, params: CallParams, task: TaskCall | undefined): Promise<CallToolResult> {
   const { target, scope, context } = facts;
   const { connection } = target;
   // Each request the call writes is registered under its id, so a broken stream can end it,
   // and the attempt itself, so the toolkit's close ends it.
-  const tracked = (facts.tracked = new TrackedAttempt(facts));
+  facts.enter();
   let threw = false;
   let result: CallToolResult;
   try {
     const lease = connection.current() ?? (await connection.lease(scope.signal));
     facts.lease = lease;
     // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
-    facts.abortedBeforeSend = scope.signal.aborted;
+    facts.abortedBeforeSend = scope.aborted;
     const client = lease.client;
     // A task's polls are not tied to the call's controller: each poll's stream ends as it
     // answers while the call goes on, and a lost connection must not cancel the task.
     result = runsAsTask(task, client, connection, target.mcpName)
       ? await taskAttempt(client, params, task, scope, { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs, { connection, headers: facts.headers, ...progressOptions(target, scope, facts.progress) })
-      : await sendCall(connection, client, params, context, scope, {
-          ...markRequests(tracked),
-          ...connection.catalog.callOptionsFor(target.mcpName),
-          signal: scope.signal,
-          timeout: target.sdkTimeoutMs,
-          ...progressOptions(target, scope, facts.progress),
-        });
+      : await sendCall(connection, client, params, context, scope, callOptions(facts));
   } catch (thrown) {
     threw = true;
     return await failed(facts, thrown);
   } finally {
-    tracked.end(threw);
+    facts.end(threw);
   }
   const domain = domainError(result, facts);
   if (domain) throw domain;
@@ -101,32 +96,80 @@ async function attemptOnce(facts: AttemptFacts, params: CallParams, task: TaskCa
 }
 
 /**
- * The requests of one attempt, registered under their JSON-RPC ids, so an answer stream that
- * breaks ends the attempt at once through its scope's controller; and the attempt itself, so
- * the toolkit's close ends it on any transport.
+ * One attempt: what it learnt on its way (`AttemptFacts`, read if it fails), and its requests,
+ * registered under their JSON-RPC ids, so an answer stream that breaks ends the attempt at
+ * once through its scope; and the attempt itself, so the toolkit's close ends it on any
+ * transport. One object per attempt, with no closures of its own.
  */
-export class TrackedAttempt implements RequestIds {
-  private untracks: Array<(failed: boolean) => void> | undefined;
-  private readonly leave: () => void;
+export class TrackedAttempt implements AttemptFacts, RequestIds {
+  lease?: Lease;
+  id?: number;
+  readonly startedAt = Date.now();
+  abortedBeforeSend = false;
+  /** The ids of the attempt's requests before the latest (`id`): input rounds send several. */
+  private earlierIds: number[] | undefined;
 
-  constructor(private readonly facts: AttemptFacts) {
-    this.leave = facts.target.connection.requests.enter(facts.scope.controller);
+  constructor(
+    readonly target: ToolTarget,
+    readonly args: Record<string, unknown>,
+    readonly scope: AttemptScope,
+    readonly attempt: number,
+    readonly context: CallContext,
+    readonly callerSignal: AbortSignal | undefined,
+    readonly meta: Record<string, string> | undefined,
+    readonly task: TaskCall | undefined,
+    readonly recovery: AttemptRecovery | undefined,
+    readonly progress: ((progress: Progress) => void) | undefined,
+    readonly headers: Record<string, string> | undefined,
+  ) {}
+
+  /** attemptFailure.ts reads why the attempt was ended from outside here. */
+  get tracked(): this {
+    return this;
   }
 
-  get controller(): AbortController {
-    return this.facts.scope.controller;
+  /** What attemptFailure.ts reads the end's reason from: the scope's reason, with no AbortSignal made for it. */
+  get controller(): { readonly signal: { readonly reason: unknown } } {
+    return { signal: { reason: this.scope.reason } };
+  }
+
+  private get requests(): RequestTracker {
+    return this.target.connection.requests;
+  }
+
+  enter(): void {
+    this.requests.enter(this.scope);
   }
 
   sent(id: number): void {
-    this.facts.id = id;
-    (this.untracks ??= []).push(this.facts.target.connection.requests.track(id, this.facts.scope.controller, this.facts.headers));
+    if (this.id !== undefined) (this.earlierIds ??= []).push(this.id);
+    this.id = id;
+    this.requests.track(id, this.scope, this.headers);
   }
 
   /** The attempt settled. A failed one gets no answer after this: a stream still open for one is closed. */
   end(failed: boolean): void {
-    this.leave();
-    if (this.untracks) for (const untrack of this.untracks) untrack(failed);
+    const { requests, scope, headers } = this;
+    requests.leave(scope);
+    if (this.id !== undefined) requests.untrack(this.id, scope, headers, failed);
+    if (this.earlierIds) for (const id of this.earlierIds) requests.untrack(id, scope, headers, failed);
   }
+}
+
+/**
+ * The SDK's options for the attempt's tools/call: the request's signal, the SDK's backstop,
+ * the mark that names the attempt's requests, and progress where someone hears it. Built in
+ * one object, without spreads: it is made for every call.
+ */
+function callOptions(facts: TrackedAttempt): CallOptions {
+  const { target, scope } = facts;
+  const options: CallOptions = { signal: scope.requestSignal, timeout: target.sdkTimeoutMs, onresumptiontoken: requestMark(facts) };
+  const { toolDefinition } = target.connection.catalog.callOptionsFor(target.mcpName);
+  if (toolDefinition) options.toolDefinition = toolDefinition;
+  const progress = progressOptions(target, scope, facts.progress);
+  if (progress.onprogress) options.onprogress = progress.onprogress;
+  if (progress.resetTimeoutOnProgress) options.resetTimeoutOnProgress = true;
+  return options;
 }
 
 /** The attempt's outcome, unless it failed and the call's recovery settles it another way. */
@@ -142,6 +185,8 @@ function recoverOrReject(error: unknown, facts: AttemptFacts): Promise<CallToolR
   return recovery.retry(error, facts.scope, again);
 }
 
+const NO_PROGRESS: Pick<CallOptions, "onprogress" | "resetTimeoutOnProgress"> = Object.freeze({});
+
 /**
  * Who hears a call's progress: our timer (reset by it, when the policy says so; the SDK's backstop
  * is reset too, or it would end a long tool our timer lets run) and whoever listens. Without
@@ -149,7 +194,7 @@ function recoverOrReject(error: unknown, facts: AttemptFacts): Promise<CallToolR
  */
 function progressOptions(target: ToolTarget, scope: AttemptScope, heard: ((progress: Progress) => void) | undefined): Pick<CallOptions, "onprogress" | "resetTimeoutOnProgress"> {
   const reset = target.resetTimeoutOnProgress;
-  if (!reset && !heard) return {};
+  if (!reset && !heard) return NO_PROGRESS;
   const onprogress = (progress: unknown) => {
     if (reset) scope.progress();
     heard?.(progress as Progress);
@@ -159,6 +204,7 @@ function progressOptions(target: ToolTarget, scope: AttemptScope, heard: ((progr
 
 /** A result the tool answered with `isError` is its own failure, classified from the result. */
 function domainError(result: CallToolResult, facts: AttemptFacts): McpToolError | undefined {
+  if ((result as { isError?: unknown }).isError !== true) return undefined;
   const error = fromResult(result, { ...facts.context, attempts: facts.attempt });
   return error && withServerLogs(error, facts.target.connection, facts.startedAt);
 }
@@ -188,6 +234,14 @@ function sendCall(connection: Connection, client: AnyClient, params: CallParams,
   const level = connection.logLevel;
   if (level) params = { ...params, _meta: { ...params._meta, [LOG_LEVEL_META_KEY]: level } };
   const { handler, maxRounds } = connection.input;
-  const inputContext = { serverName: connection.name, era: "modern" as const, ...(context.toolName ? { toolName: context.toolName } : {}), signal: scope.signal };
+  // The handler's signal is the attempt's real AbortSignal, made only if a handler reads it.
+  const inputContext = {
+    serverName: connection.name,
+    era: "modern" as const,
+    ...(context.toolName ? { toolName: context.toolName } : {}),
+    get signal(): AbortSignal {
+      return scope.signal;
+    },
+  };
   return withInputRounds((p: CallParams) => callToolWith(client, p, { ...options, allowInputRequired: true }), params, { handler, maxRounds, context: inputContext, wait: (answer) => scope.wait(answer) });
 }

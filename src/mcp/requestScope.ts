@@ -18,18 +18,16 @@ export interface RequestIds {
   sent(id: number): void;
 }
 
-/** The options that mark a call's requests, for the call that owns them. */
-export interface RequestMark {
-  onresumptiontoken: (token: string) => void;
-}
-
 const owners = new WeakMap<object, RequestIds>();
 
-/** Request options that make every request written with them through a {@link tagRequests} transport be reported to `ids`. */
-export function markRequests(ids: RequestIds): RequestMark {
+/**
+ * The `onresumptiontoken` request option that makes every request written with it through a
+ * {@link tagRequests} transport be reported to `ids`.
+ */
+export function requestMark(ids: RequestIds): (token: string) => void {
   const onresumptiontoken = (): void => {};
   owners.set(onresumptiontoken, ids);
-  return { onresumptiontoken };
+  return onresumptiontoken;
 }
 
 /** Reports the id of every request written through `transport` to the call whose mark it carries. */

@@ -1,5 +1,6 @@
 import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
-import { follow, raceAbort } from "./abort.js";
+import { raceAbort } from "./abort.js";
+import { RequestSignal } from "./RequestSignal.js";
 
 export interface AttemptTimeoutOptions {
   /** Per-attempt timeout, in milliseconds. */
@@ -14,34 +15,69 @@ export interface AttemptTimeoutOptions {
 export type Expiry = { timeout: number } | { maxTotalTimeout: number };
 
 /**
- * One attempt's lifecycle: its controller, its timers and the caller's signal, made together
- * for every attempt on every transport, whether the connection is live or still (re)connecting.
- * Everything the attempt waits on (a reconnect, the request, an input handler, a task's polls)
- * waits under `signal`, which aborts when our timer fires or the caller aborts. Aborting it
- * makes the SDK send `notifications/cancelled`, so the server stops its work too. The SDK's
- * own timer is only a backstop far behind ours.
+ * One attempt's lifecycle: its timers, the caller's signal and its abort, made together for
+ * every attempt on every transport, whether the connection is live or still (re)connecting.
+ * The attempt ends early in one place, `abort`: when our timer fires, the caller aborts, the
+ * toolkit closes or the answer stream breaks. Everything the attempt waits on (a reconnect,
+ * the request, an input handler, a task's polls) waits under its signal. Aborting makes the
+ * SDK send `notifications/cancelled`, so the server stops its work too. The SDK's own timer
+ * is only a backstop far behind ours.
+ *
+ * The attempt is seen through two signals of one state, each made on first use: `signal`, a
+ * real AbortSignal, for whatever may hand it on (an input handler, a hook, a reconnect, a
+ * task); and `requestSignal`, for the SDK's request alone. On Node 20 every AbortSignal is
+ * an object with a hidden class of its own (its fields are added after a prototype change),
+ * which costs about 10 µs and 0.8 KB per attempt; the request's signal costs neither.
  */
 export class AttemptScope {
-  readonly controller = new AbortController();
   private timer: NodeJS.Timeout | undefined;
   private totalTimer: NodeJS.Timeout | undefined;
-  private readonly unfollow: () => void;
+  /** Why the attempt ended early; `undefined` while it has not. */
+  private why: unknown = undefined;
+  private ended = false;
   /** Set when one of our timers fired: which, and its length. */
   private expiry: Expiry | undefined;
+  private controller: AbortController | undefined;
+  private request: RequestSignal | undefined;
 
   constructor(
     readonly options: AttemptTimeoutOptions,
     readonly callerSignal?: AbortSignal,
   ) {
-    this.unfollow = follow(this.controller, callerSignal);
-    if (this.controller.signal.aborted) return;
+    if (callerSignal?.aborted) {
+      this.abort(callerSignal.reason);
+      return;
+    }
+    // The scope is its own listener (`handleEvent`): no closure per attempt.
+    callerSignal?.addEventListener("abort", this);
     this.arm();
     const max = options.maxTotalTimeoutMs;
     if (max !== undefined) this.totalTimer = setTimeout(() => this.expire({ maxTotalTimeout: max }), max);
   }
 
+  /** The attempt's AbortSignal, for whatever may hand it on; aborts when the attempt ends early. */
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.ended) this.controller.abort(this.why);
+    }
     return this.controller.signal;
+  }
+
+  /**
+   * The signal of the SDK's tools/call request, and nothing else: both SDK lines read only its
+   * `aborted`, `reason`, `throwIfAborted` and abort listeners (pinned in test/mcp/requestSignal.test.ts).
+   * Where the attempt's AbortSignal exists already, it is that one.
+   */
+  get requestSignal(): AbortSignal {
+    if (this.controller) return this.controller.signal;
+    this.request ??= new RequestSignal(this.ended, this.why);
+    return this.request as unknown as AbortSignal;
+  }
+
+  /** Has the attempt ended early (our timer, the caller, the toolkit's close, a broken stream)? */
+  get aborted(): boolean {
+    return this.ended;
   }
 
   /** Did one of our timers fire? */
@@ -54,19 +90,33 @@ export class AttemptScope {
     return this.expiry;
   }
 
-  /** Why the attempt's signal aborted, if it did. */
+  /** Why the attempt ended early, if it did. */
   get reason(): unknown {
-    return this.controller.signal.reason;
+    return this.why;
+  }
+
+  /** Ends the attempt with `reason` (the first reason stands): both signals abort. */
+  abort(reason: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.why = reason;
+    this.controller?.abort(reason);
+    this.request?.fire(reason);
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.abort(this.callerSignal?.reason);
   }
 
   /** A wait inside the attempt (a reconnect, an input handler): it ends when the attempt does. */
   wait<T>(promise: Promise<T>): Promise<T> {
-    return raceAbort(promise, this.controller.signal);
+    return raceAbort(promise, this.signal);
   }
 
   /** For `onprogress`: restarts the attempt's timeout when the policy says so. */
   progress(): void {
-    if (this.options.resetTimeoutOnProgress && !this.controller.signal.aborted) this.arm();
+    if (this.options.resetTimeoutOnProgress && !this.ended) this.arm();
   }
 
   private arm(): void {
@@ -76,18 +126,18 @@ export class AttemptScope {
   }
 
   private expire(data: Expiry): void {
-    if (this.controller.signal.aborted) return;
+    if (this.ended) return;
     this.expiry = data;
     // The SDK's own timeout error shape, so the error reads the same whichever timer fired.
     // The v2 client passes an SdkError through as the call's rejection (any other reason it
     // wraps, losing `data`); v1 rejects with whatever the signal carries.
-    this.controller.abort(new SdkError(SdkErrorCode.RequestTimeout, "Request timed out", data));
+    this.abort(new SdkError(SdkErrorCode.RequestTimeout, "Request timed out", data));
   }
 
   /** The attempt is over: its timers and its listener on the caller's signal end. */
   dispose(): void {
     clearTimeout(this.timer);
     clearTimeout(this.totalTimer);
-    this.unfollow();
+    this.callerSignal?.removeEventListener("abort", this);
   }
 }
