@@ -12,6 +12,7 @@ import { McpToolError } from "../errors/McpToolError.js";
 import { normalize, type ExitInfo } from "../errors/normalize.js";
 import type { LogLevel, McpEventListener } from "../events.js";
 import { raceAbort, sleep, withDeadline } from "../policy/abort.js";
+import { REFUSED_RETRY_MS } from "../policy/CircuitBreaker.js";
 import type { Listing } from "./catalogCache.js";
 import { eraOf, protocolVersionOf, type AnyClient, type ProtocolEra } from "./clients.js";
 import { OwnClient, UserClient, type ClientSource, type Opened } from "./clientSource.js";
@@ -260,11 +261,12 @@ export class Connection {
       }
       // Backoff only after a failed attempt: the first re-initialize after a lost connection is immediate.
       this.failures++;
-      const delay = Math.min(this.reconnect.maxDelayMs, this.reconnect.minDelayMs * 2 ** (this.failures - 1));
-      this.nextAttemptAt = Date.now() + delay;
       const response = this.requests.takeNewest();
       const url = this.url;
       this.lastConnectError = normalize(error, { serverName: this.name, exit: this.requests.probe.exit ?? this.lastExit, notSent: true, ...(url ? { url } : {}), ...(response ? { response } : {}) });
+      let delay = Math.min(this.reconnect.maxDelayMs, this.reconnect.minDelayMs * 2 ** (this.failures - 1));
+      if (this.lastConnectError.reason === "connection_refused") delay = Math.min(delay, REFUSED_RETRY_MS);
+      this.nextAttemptAt = Date.now() + delay;
       throw this.lastConnectError;
     }
   }

@@ -47,6 +47,14 @@ export interface SharedCircuit {
 /** How many recent failure keys are remembered. */
 const KEYS_KEPT = 32;
 
+/**
+ * How soon a server that refused the connection is tried again, at most, in milliseconds. A
+ * refused connect costs it nothing (nothing listens: the host answers for it), so waiting
+ * longer only delays the first call after it is back; used by the breaker's open period and
+ * the connection's reconnect backoff alike.
+ */
+export const REFUSED_RETRY_MS = 250;
+
 /** Hooks that report a breaker's changes as `circuit_open`, `half_open` and `circuit_close` events. */
 export function breakerEvents(serverName: string, emit: (event: McpEvent) => void): BreakerHooks {
   return {
@@ -81,7 +89,7 @@ function verdictOf(error: unknown): Verdict {
  * `not_sent`) without touching the server. The first opening lasts `initialHalfOpenAfterMs`,
  * each one after a failed test twice the last, up to `halfOpenAfterMs` (each spread by
  * `halfOpenJitter`); then one attempt tests the server while the others wait for its verdict.
- * So a server back after a restart is tested within a second, and the writes that waited are
+ * So a server back after a restart is tested within a quarter of a second, and the writes that waited are
  * sent once, not refused for the whole of a long open period.
  *
  * Written here rather than taken from cockatiel, whose breaker cannot do two things this one
@@ -272,7 +280,9 @@ export class CircuitBreaker {
 
   private trip(): void {
     const { initialHalfOpenAfterMs, halfOpenAfterMs, halfOpenJitter } = this.options;
-    const period = Math.min(halfOpenAfterMs, initialHalfOpenAfterMs * 2 ** Math.min(this.trips, 30));
+    let period = Math.min(halfOpenAfterMs, initialHalfOpenAfterMs * 2 ** Math.min(this.trips, 30));
+    // A server that refuses connections is tested often: the test costs it nothing.
+    if (this.lastError?.reason === "connection_refused") period = Math.min(period, REFUSED_RETRY_MS);
     this.trips++;
     this.open = true;
     this.openedAt = this.now();

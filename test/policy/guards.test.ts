@@ -57,7 +57,7 @@ describe("the breaker before every attempt", () => {
 
   it("spreads the open period by its jitter", async () => {
     let now = 0;
-    const breaker = new CircuitBreaker("s", { failureThreshold: 1, halfOpenAfterMs: 1000, halfOpenJitter: 0.2 }, { random: () => 0.5, now: () => now });
+    const breaker = new CircuitBreaker("s", { failureThreshold: 1, initialHalfOpenAfterMs: 1000, halfOpenAfterMs: 1000, halfOpenJitter: 0.2 }, { random: () => 0.5, now: () => now });
     await breaker.execute(failing, undefined, context).catch(() => undefined);
     now = 1099;
     await expect(breaker.execute(() => Promise.resolve("ok"), undefined, context)).rejects.toMatchObject({ reason: "circuit_open" });
@@ -84,6 +84,20 @@ describe("the breaker before every attempt", () => {
     await expect(breaker.execute(() => Promise.resolve("ok"), undefined, context)).resolves.toBe("ok");
     await breaker.execute(failing, undefined, context).catch(() => undefined);
     expect(breaker.remainingOpenMs).toBe(100);
+  });
+
+  it("tests a server that refuses the connection every 250 ms at most, however often it failed: the test costs it nothing", async () => {
+    let now = 0;
+    const refused = () => Promise.reject(McpToolError.of("connection_refused", "Connection refused by 127.0.0.1:1", {}));
+    const breaker = new CircuitBreaker("s", { failureThreshold: 1, initialHalfOpenAfterMs: 1000, halfOpenJitter: 0 }, { now: () => now });
+    await breaker.execute(refused, undefined, context).catch(() => undefined);
+    const periods: number[] = [];
+    for (let trip = 0; trip < 4; trip++) {
+      periods.push(breaker.remainingOpenMs);
+      now += breaker.remainingOpenMs;
+      await expect(breaker.execute(refused, undefined, context)).rejects.toMatchObject({ reason: "connection_refused" });
+    }
+    expect(periods).toEqual([250, 250, 250, 250]);
   });
 
   it("holds calls that may wait out the rest of the open period, and the one test lets them all through", async () => {
