@@ -1,10 +1,11 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { callToolWith, isV2Client, type AnyClient, type CallOptions, type CallParams } from "./clients.js";
+import { callToolWith, isV2Client, transportOf, type AnyClient, type CallOptions, type CallParams } from "./clients.js";
 import { withInputRounds } from "./input.js";
 import { LOG_LEVEL_META_KEY } from "./serverLogs.js";
-import { requestMark, type RequestIds } from "./requestScope.js";
+import { requestMark, tagsRequests, type RequestIds } from "./requestScope.js";
 import { runsAsTask, taskAttempt, type TaskCall } from "./taskCall.js";
 import { isControlFlow } from "../errors/controlFlow.js";
+import { begin } from "../policy/chain.js";
 import { fromResult } from "../errors/fromResult.js";
 import type { McpToolError } from "../errors/McpToolError.js";
 import type { CustomCodeTable } from "../errors/normalize.js";
@@ -62,37 +63,58 @@ export function callToolOnce(
 ): Promise<CallToolResult> {
   const facts = new TrackedAttempt(target, args, scope, attempt, context, callerSignal, meta, task, recovery, progress, headers);
   const params: CallParams = meta ? { name: target.mcpName, arguments: args, _meta: meta } : { name: target.mcpName, arguments: args };
-  return recoverFrom(attemptOnce(facts, params, task), facts);
+  return attemptOnce(facts, params, task);
 }
 
-async function attemptOnce(facts: TrackedAttempt, params: CallParams, task: TaskCall | undefined): Promise<CallToolResult> {
-  const { target, scope, context } = facts;
-  const { connection } = target;
+/**
+ * Chained, not awaited (see policy/chain.ts): an attempt in flight holds one reaction, not an
+ * async function's frame. The connection is awaited only when there is none to lease now.
+ */
+function attemptOnce(facts: TrackedAttempt, params: CallParams, task: TaskCall | undefined): Promise<CallToolResult> {
+  const { connection } = facts.target;
   // Each request the call writes is registered under its id, so a broken stream can end it,
   // and the attempt itself, so the toolkit's close ends it.
   facts.enter();
-  let threw = false;
-  let result: CallToolResult;
-  try {
-    const lease = connection.current() ?? (await connection.lease(scope.signal));
-    facts.lease = lease;
-    // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
-    facts.abortedBeforeSend = scope.aborted;
-    const client = lease.client;
-    // A task's polls are not tied to the call's controller: each poll's stream ends as it
-    // answers while the call goes on, and a lost connection must not cancel the task.
-    result = runsAsTask(task, client, connection, target.mcpName)
-      ? await taskAttempt(client, params, task, scope, { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs, { connection, headers: facts.headers, ...progressOptions(target, scope, facts.progress) })
-      : await sendCall(connection, client, params, context, scope, callOptions(facts));
-  } catch (thrown) {
-    threw = true;
-    return await failed(facts, thrown);
-  } finally {
-    facts.end(threw);
-  }
+  const sending = begin(() => {
+    const lease = connection.current();
+    return lease ? send(facts, lease, params, task) : connection.lease(facts.scope.signal).then((leased) => send(facts, leased, params, task));
+  });
+  return sending.then(
+    (result) => answered(facts, result),
+    (thrown: unknown) => failedAttempt(facts, thrown),
+  );
+}
+
+function send(facts: TrackedAttempt, lease: Lease, params: CallParams, task: TaskCall | undefined): Promise<CallToolResult> {
+  const { target, scope, context } = facts;
+  const { connection } = target;
+  facts.lease = lease;
+  // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
+  facts.abortedBeforeSend = scope.aborted;
+  const client = lease.client;
+  // A task's polls are not tied to the call's controller: each poll's stream ends as it
+  // answers while the call goes on, and a lost connection must not cancel the task.
+  return runsAsTask(task, client, connection, target.mcpName)
+    ? taskAttempt(client, params, task, scope, { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs, { connection, headers: facts.headers, ...progressOptions(target, scope, facts.progress) })
+    : sendCall(connection, client, params, context, scope, callOptions(facts, client));
+}
+
+/** The server answered. A result the tool answered with `isError` is its own failure. */
+function answered(facts: TrackedAttempt, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
+  facts.end(false);
   const domain = domainError(result, facts);
-  if (domain) throw domain;
-  return result;
+  return domain ? recoverOrReject(domain, facts) : result;
+}
+
+/**
+ * The attempt failed: classified now, while the tracker still holds what the transport saw of
+ * its request; a connection the failure broke is dropped before the attempt leaves the tracker.
+ */
+function failedAttempt(facts: TrackedAttempt, thrown: unknown): Promise<CallToolResult> {
+  return failed(facts, thrown).catch((error: unknown) => {
+    facts.end(true);
+    return recoverOrReject(error, facts);
+  });
 }
 
 /**
@@ -161,20 +183,17 @@ export class TrackedAttempt implements AttemptFacts, RequestIds {
  * the mark that names the attempt's requests, and progress where someone hears it. Built in
  * one object, without spreads: it is made for every call.
  */
-function callOptions(facts: TrackedAttempt): CallOptions {
+function callOptions(facts: TrackedAttempt, client: AnyClient): CallOptions {
   const { target, scope } = facts;
-  const options: CallOptions = { signal: scope.requestSignal, timeout: target.sdkTimeoutMs, onresumptiontoken: requestMark(facts) };
+  const options: CallOptions = { signal: scope.requestSignal, timeout: target.sdkTimeoutMs };
+  // Only our own transports report request ids (a user's client keeps its transport as it is).
+  if (tagsRequests(transportOf(client))) options.onresumptiontoken = requestMark(facts);
   const { toolDefinition } = target.connection.catalog.callOptionsFor(target.mcpName);
   if (toolDefinition) options.toolDefinition = toolDefinition;
   const progress = progressOptions(target, scope, facts.progress);
   if (progress.onprogress) options.onprogress = progress.onprogress;
   if (progress.resetTimeoutOnProgress) options.resetTimeoutOnProgress = true;
   return options;
-}
-
-/** The attempt's outcome, unless it failed and the call's recovery settles it another way. */
-function recoverFrom(outcome: Promise<CallToolResult>, facts: AttemptFacts): Promise<CallToolResult> {
-  return facts.recovery ? outcome.catch((error: unknown) => recoverOrReject(error, facts)) : outcome;
 }
 
 /** A failed attempt: settled by the call's recovery where that applies, otherwise its error. */

@@ -19,6 +19,13 @@ export interface RequestIds {
 }
 
 const owners = new WeakMap<object, RequestIds>();
+/** The transports that report ids: a request over any other needs no mark. */
+const tagged = new WeakSet<object>();
+
+/** Does `transport` report the ids of the requests written through it? */
+export function tagsRequests(transport: object | undefined): boolean {
+  return transport !== undefined && tagged.has(transport);
+}
 
 /**
  * The `onresumptiontoken` request option that makes every request written with it through a
@@ -32,6 +39,7 @@ export function requestMark(ids: RequestIds): (token: string) => void {
 
 /** Reports the id of every request written through `transport` to the call whose mark it carries. */
 export function tagRequests<T extends Transport>(transport: T): T {
+  tagged.add(transport);
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     const mark = options?.onresumptiontoken;

@@ -9,7 +9,9 @@
  * signal on (to user code, to `AbortSignal.any`, to fetch) gets the scope's real `signal`.
  */
 export class RequestSignal {
-  private listeners: Listener[] | undefined;
+  /** The SDK adds one listener per request: it needs no array. */
+  private first: Listener | undefined;
+  private more: Listener[] | undefined;
   onabort: ((event: AbortEvent) => void) | null = null;
 
   constructor(
@@ -23,16 +25,18 @@ export class RequestSignal {
 
   addEventListener(type: string, listener: Listener | null | undefined): void {
     // Once aborted, a signal never fires again: a listener added then is never called, as with AbortSignal.
-    if (type !== "abort" || !listener || this.aborted) return;
-    const listeners = (this.listeners ??= []);
-    if (!listeners.includes(listener)) listeners.push(listener);
+    if (type !== "abort" || !listener || this.aborted || listener === this.first || this.more?.includes(listener)) return;
+    if (this.first === undefined) this.first = listener;
+    else (this.more ??= []).push(listener);
   }
 
   removeEventListener(type: string, listener: Listener | null | undefined): void {
-    const listeners = this.listeners;
-    if (type !== "abort" || !listener || !listeners) return;
-    const at = listeners.indexOf(listener);
-    if (at >= 0) listeners.splice(at, 1);
+    if (type !== "abort" || !listener) return;
+    if (listener === this.first) this.first = this.more?.shift();
+    else {
+      const at = this.more?.indexOf(listener) ?? -1;
+      if (at >= 0) this.more!.splice(at, 1);
+    }
   }
 
   /** Aborts with `reason`, calling each listener once, as an AbortSignal's abort event does. */
@@ -40,12 +44,13 @@ export class RequestSignal {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason;
-    const listeners = this.listeners;
-    this.listeners = undefined;
-    if (!this.onabort && !listeners) return;
+    const { first, more } = this;
+    this.first = this.more = undefined;
+    if (!this.onabort && !first) return;
     const event: AbortEvent = { type: "abort", target: this, currentTarget: this };
     if (this.onabort) call(this.onabort, event);
-    if (listeners) for (const listener of listeners) call(listener, event);
+    if (first) call(first, event);
+    if (more) for (const listener of more) call(listener, event);
   }
 }
 
