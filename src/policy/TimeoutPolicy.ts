@@ -121,11 +121,12 @@ export class AttemptScope {
 
   private arm(): void {
     clearTimeout(this.timer);
-    const timeout = this.options.timeoutMs;
-    this.timer = setTimeout(() => this.expire({ timeout }), timeout);
+    // The scope is the timer's argument, not captured by a closure: one object less per attempt in flight.
+    this.timer = setTimeout(timedOut, this.options.timeoutMs, this);
   }
 
-  private expire(data: Expiry): void {
+  /** @internal Our timer fired (or the total cap, with `data`). */
+  expire(data: Expiry): void {
     if (this.ended) return;
     this.expiry = data;
     // The SDK's own timeout error shape, so the error reads the same whichever timer fired.
@@ -140,4 +141,8 @@ export class AttemptScope {
     clearTimeout(this.totalTimer);
     this.callerSignal?.removeEventListener("abort", this);
   }
+}
+
+function timedOut(scope: AttemptScope): void {
+  scope.expire({ timeout: scope.options.timeoutMs });
 }
