@@ -11,14 +11,14 @@ import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_RECONNECT
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize, type ExitInfo } from "../errors/normalize.js";
 import type { LogLevel, McpEventListener } from "../events.js";
-import { raceAbort, sleep, withDeadline } from "../policy/abort.js";
-import { REFUSED_RETRY_MS } from "../policy/CircuitBreaker.js";
+import { raceAbort, withDeadline } from "../policy/abort.js";
 import type { Listing } from "./catalogCache.js";
 import { eraOf, protocolVersionOf, type AnyClient, type ProtocolEra } from "./clients.js";
 import { OwnClient, UserClient, type ClientSource, type Opened } from "./clientSource.js";
 import { withConnectTimeout, type ConnectAttempt } from "./connect.js";
 import { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
 import type { InputHandler } from "./input.js";
+import { ReconnectBackoff } from "./reconnectBackoff.js";
 import { RequestTracker } from "./RequestTracker.js";
 import { ServerLogs } from "./serverLogs.js";
 import { ToolCatalog } from "./ToolCatalog.js";
@@ -43,14 +43,13 @@ export class Connection {
   private connecting: Promise<Lease> | undefined;
   private generation = 0;
   private live = false;
-  private failures = 0;
-  private nextAttemptAt = 0;
   /** The generation last retired because the server answered (see `invalidate`). */
   private retiredByAnswer = -1;
   /** Aborts once the toolkit closes: ends a backoff wait or a connect at once. */
   private readonly closing = new AbortController();
   private readonly stderr: StderrTail;
   private readonly reconnect: Required<ReconnectOptions>;
+  private readonly backoff: ReconnectBackoff;
   /** The requests and attempts in flight, and what the HTTP layer saw of their answers. */
   readonly requests: RequestTracker;
   /** The tools, and where they came from (a listing, a catalog). */
@@ -62,7 +61,9 @@ export class Connection {
   /** How the last connection ended, for error messages. */
   lastExit: ExitInfo | undefined;
   /** Why the last connect failed, until one succeeds: the cause a call waiting on the next one reports. */
-  lastConnectError: McpToolError | undefined;
+  get lastConnectError(): McpToolError | undefined {
+    return this.backoff.lastError;
+  }
 
   constructor(
     readonly name: string,
@@ -74,6 +75,7 @@ export class Connection {
     this.catalog = new ToolCatalog(config.catalogTtlMs ?? DEFAULT_SERVER_OPTIONS.catalogTtlMs);
     this.stderr = new StderrTail("stderrLines" in config ? config.stderrLines : undefined);
     this.reconnect = { ...DEFAULT_RECONNECT, ...config.reconnect };
+    this.backoff = new ReconnectBackoff(this.reconnect);
     this.connectTimeoutMs = config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.requests = new RequestTracker((transport, error) => this.eventStreamLost(transport, error));
     this.logs = new ServerLogs(name, config.logLevel, (event) => this.onEvent?.(event));
@@ -239,8 +241,7 @@ export class Connection {
   private async open(): Promise<Lease> {
     const isReconnect = this.generation > 0;
     try {
-      const wait = this.nextAttemptAt - Date.now();
-      if (wait > 0) await sleep(wait, this.closing.signal);
+      await this.backoff.turn(this.closing.signal);
       // Past the timeout, what the attempt opened (a process, a socket) is stopped before it rejects.
       const stop = () => Promise.allSettled([this.source.abandon(), this.release(false)]);
       const connect = () => withConnectTimeout(this.connectTimeoutMs, this.name, this.closing.signal, (attempt) => this.establish(attempt), stop);
@@ -250,9 +251,7 @@ export class Connection {
         if (this.isClosed || !this.source.breaksArePerRequest || normalize(error, { notSent: true }).reason !== "connection_reset") throw error;
         return connect();
       });
-      this.failures = 0;
-      this.nextAttemptAt = 0;
-      this.lastConnectError = undefined;
+      this.backoff.succeeded();
       if (isReconnect) this.onEvent?.({ type: "reconnect", serverName: this.name, attempt: lease.generation - 1 });
       return lease;
     } catch (error) {
@@ -260,14 +259,11 @@ export class Connection {
         throw McpToolError.of("closed", `The toolkit was closed; server '${this.name}' can no longer be called.`, { serverName: this.name, outcome: "not_sent" });
       }
       // Backoff only after a failed attempt: the first re-initialize after a lost connection is immediate.
-      this.failures++;
       const response = this.requests.takeNewest();
       const url = this.url;
-      this.lastConnectError = normalize(error, { serverName: this.name, exit: this.requests.probe.exit ?? this.lastExit, notSent: true, ...(url ? { url } : {}), ...(response ? { response } : {}) });
-      let delay = Math.min(this.reconnect.maxDelayMs, this.reconnect.minDelayMs * 2 ** (this.failures - 1));
-      if (this.lastConnectError.reason === "connection_refused") delay = Math.min(delay, REFUSED_RETRY_MS);
-      this.nextAttemptAt = Date.now() + delay;
-      throw this.lastConnectError;
+      const failure = normalize(error, { serverName: this.name, exit: this.requests.probe.exit ?? this.lastExit, notSent: true, ...(url ? { url } : {}), ...(response ? { response } : {}) });
+      this.backoff.failed(failure);
+      throw failure;
     }
   }
 
