@@ -34,7 +34,7 @@ export async function deadServer({ plan, ours, cleanup }: BenchContext): Promise
   const url = server.url;
 
   // A breaker that, once open, stays open for the whole section.
-  const open = await oursHttp(ours, url, { breaker: { failureThreshold: 5, halfOpenAfterMs: 10 * 60_000 } });
+  const open = await oursHttp(ours, url, { breaker: { failureThreshold: 5, halfOpenAfterMs: 10 * 60_000, initialHalfOpenAfterMs: 10 * 60_000 } });
   const closed = await oursHttp(ours, url, { breaker: { enabled: false } });
   const adapters = new MultiServerMCPClient({ mcpServers: { s: { transport: "http", url: url.href, reconnect: { enabled: false } } } });
   const raw = await connectHttp(url);

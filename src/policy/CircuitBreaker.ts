@@ -48,10 +48,10 @@ export interface SharedCircuit {
 const KEYS_KEPT = 32;
 
 /**
- * How soon a server that refused the connection is tried again, at most, in milliseconds. A
- * refused connect costs it nothing (nothing listens: the host answers for it), so waiting
- * longer only delays the first call after it is back; used by the breaker's open period and
- * the connection's reconnect backoff alike.
+ * How soon a server that refused the connection is tried again, at most, in milliseconds, by
+ * the connection's reconnect backoff and the retry policy. A refused connect costs it nothing
+ * (nothing listens: the host answers for it), so waiting longer only delays the first call
+ * after it is back. (The breaker keeps such a server's open period at its first one.)
  */
 export const REFUSED_RETRY_MS = 250;
 
@@ -281,8 +281,9 @@ export class CircuitBreaker {
   private trip(): void {
     const { initialHalfOpenAfterMs, halfOpenAfterMs, halfOpenJitter } = this.options;
     let period = Math.min(halfOpenAfterMs, initialHalfOpenAfterMs * 2 ** Math.min(this.trips, 30));
-    // A server that refuses connections is tested often: the test costs it nothing.
-    if (this.lastError?.reason === "connection_refused") period = Math.min(period, REFUSED_RETRY_MS);
+    // A server that refuses connections is tested at the first period's pace, which does not
+    // grow: the test costs it nothing (nothing listens), and it may be back any moment.
+    if (this.lastError?.reason === "connection_refused") period = Math.min(period, initialHalfOpenAfterMs);
     this.trips++;
     this.open = true;
     this.openedAt = this.now();
