@@ -2,47 +2,13 @@ import { DEFAULT_BREAKER, type BreakerOptions } from "../config/index.js";
 import { isControlFlow } from "../errors/controlFlow.js";
 import { isMcpToolError, isServerFailure, McpToolError } from "../errors/McpToolError.js";
 import { decidedByCaller, reasonInfo } from "../errors/reasons.js";
-import type { McpEvent } from "../events.js";
 import { cancelled, raceAbort, sleep, type CallContext } from "./abort.js";
+import type { BreakerHooks, BreakerState, SharedCircuit, Verdict } from "./breakerTypes.js";
 import { begin } from "./chain.js";
 
 export type { BreakerOptions };
-
-export type BreakerState = "closed" | "open" | "half-open";
-
-export interface BreakerHooks {
-  onOpen?: (lastError: McpToolError | undefined) => void;
-  onHalfOpen?: () => void;
-  onClose?: () => void;
-  /**
-   * Failures with the same key count once: every call in flight on a connection that died
-   * fails with it, and that is one piece of evidence about the server, not six.
-   */
-  failureKey?: (error: McpToolError) => string | undefined;
-  /** For tests: the random factor behind the jitter. @default Math.random */
-  random?: () => number;
-  /** For tests: the clock, in milliseconds. @default performance.now */
-  now?: () => number;
-}
-
-/**
- * The fleet's view of one server's circuit, kept by `src/fleet` when `sharedState` is set.
- * Every method answers from a local snapshot, or within a deadline of milliseconds, so a call
- * never waits on the store; `undefined` means "no fleet view now", and the local breaker decides.
- */
-export interface SharedCircuit {
-  /** The fleet's circuit as last seen, or undefined while the store is unreachable. */
-  state(): BreakerState | undefined;
-  /**
-   * Asks to be the fleet's one half-open test: `"test"` (this call tests), `"open"` (another
-   * process tests), `"closed"` (the fleet closed meanwhile), or undefined (no answer in time).
-   */
-  lease(): Promise<"test" | "open" | "closed" | undefined>;
-  /** What an attempt said about the server, sent in the background; `test` marks the fleet's test. */
-  report(verdict: Verdict | "abandoned", error: unknown, test: boolean): void;
-  /** Calls `listener` when the fleet's circuit closes, so a local circuit opened by the same outage closes too. */
-  onClose(listener: () => void): void;
-}
+export type { BreakerHooks, BreakerState, SharedCircuit, Verdict } from "./breakerTypes.js";
+export { breakerEvents } from "./breakerTypes.js";
 
 /** How many recent failure keys are remembered. */
 const KEYS_KEPT = 32;
@@ -54,18 +20,6 @@ const KEYS_KEPT = 32;
  * after it is back. (The breaker keeps such a server's open period at its first one.)
  */
 export const REFUSED_RETRY_MS = 250;
-
-/** Hooks that report a breaker's changes as `circuit_open`, `half_open` and `circuit_close` events. */
-export function breakerEvents(serverName: string, emit: (event: McpEvent) => void): BreakerHooks {
-  return {
-    onOpen: (error) => emit({ type: "circuit_open", serverName, ...(error ? { error } : {}) }),
-    onHalfOpen: () => emit({ type: "half_open", serverName }),
-    onClose: () => emit({ type: "circuit_close", serverName }),
-  };
-}
-
-/** What one finished call says about the server. */
-export type Verdict = "failure" | "healthy" | "no_evidence";
 
 /**
  * A server failure counts against the server. A cancel says nothing about it either way. Any
