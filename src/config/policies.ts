@@ -68,9 +68,9 @@ export const BreakerOptionsSchema = options({
    * The first open period after the circuit was closed, in milliseconds. Short, so that a
    * server back after a blip (a restart, a deploy) is tested soon; a server that stays down is
    * tested less and less often. Set it equal to `halfOpenAfterMs` for a fixed period.
-   * @default 250
+   * @default 100
    */
-  initialHalfOpenAfterMs: number().default(250),
+  initialHalfOpenAfterMs: number().default(100),
   /**
    * Spread of the open period: each opening lasts its period times a random factor
    * between 1 and 1 + this, so many processes that opened together do not all test at once.

@@ -19,7 +19,7 @@ const KEYS_KEPT = 32;
  * (nothing listens: the host answers for it), so waiting longer only delays the first call
  * after it is back. (The breaker keeps such a server's open period at its first one.)
  */
-export const REFUSED_RETRY_MS = 250;
+export const REFUSED_RETRY_MS = 100;
 
 /**
  * A server failure counts against the server. A cancel says nothing about it either way. Any
@@ -43,7 +43,7 @@ function verdictOf(error: unknown): Verdict {
  * `not_sent`) without touching the server. The first opening lasts `initialHalfOpenAfterMs`,
  * each one after a failed test twice the last, up to `halfOpenAfterMs` (each spread by
  * `halfOpenJitter`); then one attempt tests the server while the others wait for its verdict.
- * So a server back after a restart is tested within a quarter of a second, and the writes that waited are
+ * So a server back after a restart is tested within a tenth of a second, and the writes that waited are
  * sent once, not refused for the whole of a long open period.
  *
  * Written here rather than taken from cockatiel, whose breaker cannot do two things this one

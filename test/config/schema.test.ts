@@ -60,7 +60,7 @@ describe("the defaults", () => {
       maxRetryTime: Number.POSITIVE_INFINITY,
       retryUnknownOutcome: "idempotent",
     });
-    expect(DEFAULT_BREAKER).toEqual({ failureThreshold: 5, halfOpenAfterMs: 30_000, initialHalfOpenAfterMs: 250, halfOpenJitter: 0.2, enabled: true });
+    expect(DEFAULT_BREAKER).toEqual({ failureThreshold: 5, halfOpenAfterMs: 30_000, initialHalfOpenAfterMs: 100, halfOpenJitter: 0.2, enabled: true });
     expect(DEFAULT_RECONNECT).toEqual({ enabled: true, minDelayMs: 100, maxDelayMs: 5000 });
     expect(DEFAULT_SERVER_OPTIONS).toEqual({ trustAnnotations: false, connectTimeoutMs: 30_000, exposeTools: true, required: true, maxInputRounds: 3, catalogTtlMs: 0 });
     expect(DEFAULT_TOOL_POLICY).toEqual({ resetTimeoutOnProgress: false, task: "auto" });

@@ -97,7 +97,7 @@ describe("the breaker before every attempt", () => {
       now += breaker.remainingOpenMs;
       await expect(breaker.execute(refused, undefined, context)).rejects.toMatchObject({ reason: "connection_refused" });
     }
-    expect(periods).toEqual([250, 250, 250, 250]);
+    expect(periods).toEqual([100, 100, 100, 100]);
   });
 
   it("holds calls that may wait out the rest of the open period, and the one test lets them all through", async () => {
