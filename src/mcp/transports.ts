@@ -65,6 +65,9 @@ export class StderrTail {
   }
 }
 
+/** How long the pipes of a stdio server that exited may stay open for what it wrote before it died. */
+const EXITED_PIPE_GRACE_MS = 500;
+
 /**
  * A stdio transport whose process's exit code and stderr tail are recorded in `probe`, and whose
  * `close()` resolves once the process is gone.
@@ -91,8 +94,18 @@ class WatchedStdioTransport extends StdioClientTransport {
     await super.start();
     // The SDK reports a close without its exit code; the child is read once, right after spawn.
     this.child = childProcessOf(this);
-    this.child?.once("exit", (exitCode, signal) => {
+    const child = this.child;
+    child?.once("exit", (exitCode, signal) => {
       this.probe.exit = { exitCode, signal, stderrTail: this.stderrTail.text() };
+      // Its pipes may outlive it (another process holds its stdout: a wrapper's child, a forked
+      // worker), and the SDK reports the end only when they close: the calls in flight would
+      // wait for answers that cannot come. Past a grace for what it wrote before it died, our
+      // ends are closed, and the SDK's close follows.
+      const grace = setTimeout(() => {
+        for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
+      }, EXITED_PIPE_GRACE_MS);
+      grace.unref();
+      child.once("close", () => clearTimeout(grace));
     });
   }
 
