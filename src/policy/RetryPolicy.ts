@@ -5,7 +5,6 @@ import { reasonInfo } from "../errors/reasons.js";
 import { isSafeToRetry } from "../errors/safeRepeat.js";
 import { DEFAULT_RETRY, type ResolvedRetry, type RetryOptions, type RetryUnknownOutcome } from "../config/index.js";
 import { cancelled, sleep, type CallContext } from "./abort.js";
-import { REFUSED_RETRY_MS } from "./CircuitBreaker.js";
 import type { RetryBudget } from "./RetryBudget.js";
 
 export type { ResolvedRetry, RetryOptions, RetryUnknownOutcome };
@@ -114,8 +113,6 @@ export async function retryAfterFirst<T>(
           // closed pipe): the reconnect is the fresh start, and Connection backs off if it fails.
           const reconnectNow = attemptNumber === 1 && e.outcome === "not_sent" && reasonInfo(e.reason).connection === "lost";
           let delay = reconnectNow ? 0 : backoffDelay(attemptNumber, options);
-          // A refused connection is tried again soon: it costs the server nothing, and the calls share one connect.
-          if (e.reason === "connection_refused") delay = Math.min(delay, REFUSED_RETRY_MS);
           if (e.retryAfterMs !== undefined) {
             if (e.retryAfterMs > options.maxTimeout) {
               giveUpNote = `The server asked to wait ${Math.ceil(e.retryAfterMs / 1000)} s, longer than the retry policy allows (${options.maxTimeout} ms).`;
