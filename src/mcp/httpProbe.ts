@@ -120,28 +120,31 @@ async function readJson(text: () => Promise<string>, record: (facts: Partial<Htt
   else {
     // A JSON answer is the whole answer: a request it does not answer (a wrong id, a proxy's
     // mix-up) will hear nothing more, and would wait out its timeout.
-    const unanswered = unansweredIds(request, data);
-    if (unanswered.length > 0) probe.onStreamLost?.(unanswered, new Error(`the server's JSON answer carried ${idsOf(data)}, not the request's id ${unanswered.join(", ")}`));
+    const answered = answeredIds(data);
+    const unanswered = unansweredIds(request, answered);
+    if (unanswered.length > 0) {
+      const carried = answered.length === 0 ? "no answer" : `id ${answered.map((id) => JSON.stringify(id ?? null)).join(", ")}`;
+      probe.onStreamLost?.(unanswered, new Error(`the server's JSON answer carried ${carried}, not the request's id ${unanswered.join(", ")}`));
+    }
   }
   return data;
 }
 
-/** The ids of the answers (results and errors) in a JSON-RPC body, for a message. */
-function idsOf(data: unknown): string {
-  const ids = (Array.isArray(data) ? data : [data]).filter((m) => typeof m === "object" && m !== null && ("result" in m || "error" in m)).map((m) => JSON.stringify((m as { id?: unknown }).id ?? null));
-  return ids.length === 0 ? "no answer" : `id ${ids.join(", ")}`;
+/** The ids of the answers (results and errors) in a JSON-RPC body. */
+function answeredIds(data: unknown): unknown[] {
+  const ids: unknown[] = [];
+  for (const m of Array.isArray(data) ? data : [data]) {
+    if (typeof m === "object" && m !== null && ("result" in m || "error" in m)) ids.push((m as { id?: unknown }).id);
+  }
+  return ids;
 }
 
-/** The numeric ids of the requests in `request` that `data` carries no answer for. */
-function unansweredIds(request: string, data: unknown): number[] {
-  const answered = new Set<unknown>();
-  for (const m of Array.isArray(data) ? data : [data]) {
-    if (typeof m === "object" && m !== null && ("result" in m || "error" in m)) answered.add((m as { id?: unknown }).id);
-  }
+/** The numeric ids of the requests in `request` that no id of `answered` answers. */
+function unansweredIds(request: string, answered: readonly unknown[]): number[] {
   // The common body, one request whose answer is here, seen without parsing it again (a body
   // written in another key order is parsed: only the speed depends on the order).
   for (const id of answered) if (typeof id === "number" && request.endsWith(`"id":${id}}`)) return [];
-  return requestIds(request).filter((id): id is number => typeof id === "number" && !answered.has(id));
+  return requestIds(request).filter((id): id is number => typeof id === "number" && !answered.includes(id));
 }
 
 /** What a failed response says beyond its status: the wait it asks for, the auth error it names. */
