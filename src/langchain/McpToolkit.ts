@@ -74,7 +74,7 @@ export class McpToolkit extends BaseToolkit {
       connection.onToolsChanged = () => this.syncTools(name);
       this.connections.set(name, connection);
       this.guards.set(name, {
-        breaker: new CircuitBreaker(name, { ...config.breaker, ...server.breaker }, { ...breakerEvents(name, emit), failureKey: connectionDeathKey }),
+        breaker: new CircuitBreaker(name, { ...config.breaker, ...server.breaker }, { ...breakerEvents(name, emit), failureKey: connectionDeathKey, listening: connection.listening }),
         gate: new RetryAfterGate(name),
         budget: new RetryBudget({ ...config.retryBudget, ...server.retryBudget }),
         ...(server.maxConcurrent !== undefined ? { bulkhead: new Bulkhead(name, server.maxConcurrent, server.maxQueue ?? Number.POSITIVE_INFINITY) } : {}),

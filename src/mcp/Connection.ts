@@ -18,6 +18,7 @@ import { OwnClient, UserClient, type ClientSource, type Opened } from "./clientS
 import { withConnectTimeout, type ConnectAttempt } from "./connect.js";
 import { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
 import type { InputHandler } from "./input.js";
+import { ListenWatch } from "./listenWatch.js";
 import { ReconnectBackoff } from "./reconnectBackoff.js";
 import { RequestTracker } from "./RequestTracker.js";
 import { ServerLogs } from "./serverLogs.js";
@@ -50,6 +51,8 @@ export class Connection {
   private readonly stderr: StderrTail;
   private readonly reconnect: Required<ReconnectOptions>;
   private readonly backoff: ReconnectBackoff;
+  /** Over HTTP: tells when a server that refused the connection listens again. */
+  private readonly listen: ListenWatch | undefined;
   /** The requests and attempts in flight, and what the HTTP layer saw of their answers. */
   readonly requests: RequestTracker;
   /** The tools, and where they came from (a listing, a catalog). */
@@ -75,7 +78,8 @@ export class Connection {
     this.catalog = new ToolCatalog(config.catalogTtlMs ?? DEFAULT_SERVER_OPTIONS.catalogTtlMs);
     this.stderr = new StderrTail("stderrLines" in config ? config.stderrLines : undefined);
     this.reconnect = { ...DEFAULT_RECONNECT, ...config.reconnect };
-    this.backoff = new ReconnectBackoff(this.reconnect);
+    this.listen = "url" in config ? new ListenWatch(new URL(String(config.url)), this.closing.signal) : undefined;
+    this.backoff = new ReconnectBackoff(this.reconnect, this.listening);
     this.connectTimeoutMs = config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.requests = new RequestTracker((transport, error) => this.eventStreamLost(transport, error));
     this.logs = new ServerLogs(name, config.logLevel, (event) => this.onEvent?.(event));
@@ -89,6 +93,12 @@ export class Connection {
   get url(): string | undefined {
     return "url" in this.config ? String(this.config.url) : undefined;
   }
+
+  /**
+   * Resolves `true` once a server that refused the connection listens again within `ms`;
+   * `false` then, or at once where there is no address to watch (stdio, a user's client).
+   */
+  readonly listening = (ms: number): Promise<boolean> => this.listen?.within(ms) ?? Promise.resolve(false);
 
   /** The tools the server listed at the last (re)connect, or since. */
   get tools(): Tool[] {

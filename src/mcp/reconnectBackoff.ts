@@ -15,12 +15,19 @@ export class ReconnectBackoff {
   /** Why the last attempt failed, until one succeeds: the cause a call waiting on the next one reports. */
   lastError: McpToolError | undefined;
 
-  constructor(private readonly options: Required<ReconnectOptions>) {}
+  constructor(
+    private readonly options: Required<ReconnectOptions>,
+    /** Resolves `true` once a server that refused the connection listens again within `ms`. */
+    private readonly listening?: (ms: number) => Promise<boolean>,
+  ) {}
 
-  /** Waits until the next attempt may start; `signal` (the toolkit closing) ends the wait at once. */
+  /**
+   * Waits until the next attempt may start; `signal` (the toolkit closing) ends the wait at
+   * once, and so does a server that refused the connection listening again.
+   */
   async turn(signal: AbortSignal): Promise<void> {
     const wait = this.nextAttemptAt - Date.now();
-    if (wait > 0) await sleep(wait, signal);
+    if (wait > 0) await sleep(wait, signal, this.lastError?.reason === "connection_refused" ? this.listening?.(wait) : undefined);
   }
 
   succeeded(): void {

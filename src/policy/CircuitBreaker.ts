@@ -44,6 +44,8 @@ function verdictOf(error: unknown): Verdict {
  * `not_sent`) without touching the server. The first opening lasts `initialHalfOpenAfterMs`,
  * each one after a failed test twice the last, up to `halfOpenAfterMs` (each spread by
  * `halfOpenJitter`); then one attempt tests the server while the others wait for its verdict.
+ * A server that refused the connection is tested the moment it listens again (the `listening`
+ * hook: the connection probes its port), not at the end of the period.
  * So a server back after a restart is tested within a tenth of a second, and the writes that waited are
  * sent once, not refused for the whole of a long open period.
  *
@@ -128,7 +130,9 @@ export class CircuitBreaker {
       if (remaining === 0) return this.runTest(fn);
       if (this.now() + remaining > waitUntil) throw this.refusal(context, remaining);
       // The test is near: wait for it rather than fail a call the server may answer in a moment.
-      await sleep(remaining, signal).catch((reason: unknown) => {
+      // A server that refused the connection is tested as soon as it listens again.
+      const listening = this.lastError?.reason === "connection_refused" ? this.hooks.listening?.(remaining).then(this.listensAgain) : undefined;
+      await sleep(remaining, signal, listening).catch((reason: unknown) => {
         throw cancelled(context, reason, "not_sent");
       });
     }
@@ -147,6 +151,12 @@ export class CircuitBreaker {
   private run<T>(fn: () => Promise<T>): Promise<T> {
     return begin(fn).then(this.succeeded, this.failed) as Promise<T>;
   }
+
+  /** The server that refused the connection listens again: the open period ends now. Made once. */
+  private readonly listensAgain = (up: boolean): boolean => {
+    if (up && this.open) this.openFor = Math.min(this.openFor, this.now() - this.openedAt);
+    return up;
+  };
 
   /** A call through the closed circuit answered. Made once, not per call. */
   readonly succeeded = <T>(value: T): T => {

@@ -23,8 +23,11 @@ export function follow(controller: AbortController, signal: AbortSignal | undefi
 
 function noop(): void {}
 
-/** Waits `ms`, rejecting at once with the signal's reason if it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Waits `ms`, rejecting at once with the signal's reason if it aborts; ends early, resolving,
+ * when `wake` resolves `true` (a refused server listens again: see ListenWatch).
+ */
+export function sleep(ms: number, signal?: AbortSignal, wake?: Promise<boolean>): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
@@ -34,11 +37,14 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(signal?.reason);
     };
-    const timer = setTimeout(() => {
+    const end = () => {
+      clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
       resolve();
-    }, ms);
+    };
+    const timer = setTimeout(end, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
+    wake?.then((woken) => woken && end(), noop);
   });
 }
 

@@ -16,6 +16,11 @@ export interface BreakerHooks {
    * fails with it, and that is one piece of evidence about the server, not six.
    */
   failureKey?: (error: McpToolError) => string | undefined;
+  /**
+   * While the circuit is open because the server refused the connection: resolves `true` once
+   * it listens again within `ms` (see ListenWatch), and the open period ends there.
+   */
+  listening?: (ms: number) => Promise<boolean>;
   /** For tests: the random factor behind the jitter. @default Math.random */
   random?: () => number;
   /** For tests: the clock, in milliseconds. @default performance.now */

@@ -1,0 +1,106 @@
+/**
+ * A server that refused the connection is tried again the moment it listens: the breaker's open
+ * period and the reconnect backoff end there, rather than on their timers. Real sockets on
+ * 127.0.0.1, a real MCP server over streamable HTTP that goes down and comes back on its port.
+ */
+import { createServer, type Server } from "node:net";
+import { describe, expect, it } from "vitest";
+import { McpToolkit, McpToolError, type McpEvent } from "../../src/index.js";
+import { ListenWatch } from "../../src/mcp/listenWatch.js";
+import { ReconnectBackoff } from "../../src/mcp/reconnectBackoff.js";
+import { closeAfterEach } from "../servers/cleanups.js";
+import { startHttpFixture } from "../servers/http.js";
+
+const cleanups = closeAfterEach();
+
+/** A port nothing listens on (yet). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function listenOn(port: number): Promise<Server> {
+  const server = createServer((socket) => socket.destroy());
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
+}
+
+describe("ListenWatch", () => {
+  it("says false when nothing listens within the time, and true once something does", async () => {
+    const port = await freePort();
+    const closing = new AbortController();
+    cleanups.push(async () => closing.abort());
+    const watch = new ListenWatch(new URL(`http://127.0.0.1:${port}/mcp`), closing.signal);
+    expect(await watch.within(60)).toBe(false);
+    const waiting = watch.within(20_000);
+    // A second waiter shares the loop the first started.
+    expect(watch.within(20_000)).toBe(waiting);
+    setTimeout(() => void listenOn(port), 100);
+    const started = performance.now();
+    expect(await waiting).toBe(true);
+    // It answered because the port listens, long before its 20 s ran out.
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it("stops at once when the toolkit closes", async () => {
+    const port = await freePort();
+    const closing = new AbortController();
+    const watch = new ListenWatch(new URL(`http://127.0.0.1:${port}/`), closing.signal);
+    const waiting = watch.within(60_000);
+    setTimeout(() => closing.abort(), 50);
+    expect(await waiting).toBe(false);
+  });
+});
+
+describe("ReconnectBackoff", () => {
+  it("ends its wait after a refused connect when the server listens again, and keeps it after other failures", async () => {
+    let listening = 0;
+    const backoff = new ReconnectBackoff({ enabled: true, maxAttempts: 5, minDelayMs: 60_000, maxDelayMs: 60_000 } as never, () => {
+      listening++;
+      return Promise.resolve(true);
+    });
+    const closing = new AbortController().signal;
+    backoff.failed(McpToolError.of("connection_refused", "refused", {}));
+    await backoff.turn(closing);
+    expect(listening).toBe(1);
+    backoff.failed(McpToolError.of("service_unavailable", "HTTP 503", { status: 503 }));
+    const turn = backoff.turn(AbortSignal.timeout(50));
+    await expect(turn).rejects.toMatchObject({ name: "TimeoutError" });
+    expect(listening).toBe(1);
+  });
+});
+
+describe("a call waiting for a refused server's test", () => {
+  it("goes as soon as the server listens again, not at the end of the breaker's open period", async () => {
+    const http = await startHttpFixture();
+    const events: McpEvent[] = [];
+    const toolkit = await McpToolkit.connect({
+      servers: { remote: { transport: "http", url: http.url.href } },
+      // A long first open period: only the server listening again can end it early.
+      breaker: { failureThreshold: 1, initialHalfOpenAfterMs: 8_000, halfOpenAfterMs: 8_000, halfOpenJitter: 0 },
+      retry: { retries: 2, minTimeout: 1, maxTimeout: 20_000, randomize: false },
+      timeoutMs: 20_000,
+      onEvent: (e) => events.push(e),
+    });
+    cleanups.push(() => http.close(), () => toolkit.close());
+    const echo = toolkit.getTool("echo")!;
+    expect(await echo.invoke({ text: "before" })).toContain("before");
+    await http.down();
+    // Let the client's pool see its kept-alive socket closed, so the next call meets a refusal, not a reset.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Refused while down: the circuit opens for 8 s; the next attempt waits for its test.
+    const call = echo.invoke({ text: "after" });
+    while (!events.some((e) => e.type === "circuit_open")) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((events.find((e) => e.type === "circuit_open") as { error?: McpToolError }).error?.reason).toBe("connection_refused");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await http.up();
+    const upAt = performance.now();
+    expect(await call).toContain("after");
+    // Before, the call waited out the 8 s; now it goes within a probe's pace of the server listening.
+    expect(performance.now() - upAt).toBeLessThan(5_000);
+    expect(events.filter((e) => e.type === "half_open")).toHaveLength(1);
+  });
+});
