@@ -63,6 +63,7 @@ export class CircuitBreaker {
   /** Openings since the circuit last closed: each doubles the open period. */
   private trips = 0;
   private test: Promise<unknown> | undefined;
+  private closes = 0;
   private lastError: McpToolError | undefined;
   private shared: SharedCircuit | undefined;
 
@@ -102,6 +103,15 @@ export class CircuitBreaker {
     // The common case, decided without an await (see chain.ts): no fleet, no test under way, the circuit closed.
     if (!this.shared && !this.test && !this.open) return signal?.aborted ? Promise.reject(cancelled(context, signal.reason, "not_sent")) : this.run(fn);
     return this.executeGuarded(fn, signal, context, this.now() + maxWaitMs);
+  }
+
+  /**
+   * How many times the circuit has closed. An attempt that began before the last close reports
+   * on the server as it was then: its failure (a stream of a call in flight at a crash, failing
+   * once the restarted server answers its resume) is not new evidence against it.
+   */
+  get epoch(): number {
+    return this.closes;
   }
 
   /** The open period still to run, in milliseconds (0 when closed, or when a call may test). */
@@ -149,7 +159,11 @@ export class CircuitBreaker {
   }
 
   private run<T>(fn: () => Promise<T>): Promise<T> {
-    return begin(fn).then(this.succeeded, this.failed) as Promise<T>;
+    const epoch = this.epoch;
+    return begin(fn).then(this.succeeded, (error: unknown) => {
+      this.noteFailure(error, epoch);
+      throw error;
+    }) as Promise<T>;
   }
 
   /** The server that refused the connection listens again: the open period ends now. Made once. */
@@ -165,14 +179,12 @@ export class CircuitBreaker {
     return value;
   };
 
-  /** A call through the closed circuit failed: counted, then rethrown. Made once, not per call. */
-  private readonly failed = (error: unknown): never => {
-    this.noteFailure(error);
-    throw error;
-  };
-
-  /** A call through the closed circuit failed: counted if it was the server's failure, and new evidence of it. */
-  noteFailure(error: unknown): void {
+  /**
+   * A call through the closed circuit failed: counted if it was the server's failure, and new
+   * evidence of it. `epoch`: the breaker's {@link epoch} when the attempt began.
+   */
+  noteFailure(error: unknown, epoch = this.epoch): void {
+    if (epoch !== this.epoch) return;
     const verdict = verdictOf(error);
     if (verdict === "healthy") {
       this.failures = 0;
@@ -257,6 +269,7 @@ export class CircuitBreaker {
   }
 
   private close(): void {
+    this.closes++;
     this.open = false;
     this.failures = 0;
     this.trips = 0;

@@ -181,6 +181,7 @@ class PipelineCall<T, I> {
     this.spec.guards?.budget?.noteAttempt();
     const scope = new AttemptScope(this.spec.policy, this.signal);
     const bulkhead = this.spec.guards?.bulkhead;
+    const epoch = circuit?.epoch;
     return (bulkhead ? this.sendInTurn(bulkhead, scope, n) : this.send(scope, n)).then(
       (value) => {
         scope.dispose();
@@ -188,7 +189,7 @@ class PipelineCall<T, I> {
       },
       (thrown: unknown) => {
         scope.dispose();
-        throw this.endedBadly(circuit, n, thrown);
+        throw this.endedBadly(circuit, epoch, n, thrown);
       },
     );
   }
@@ -223,13 +224,13 @@ class PipelineCall<T, I> {
   }
 
   /** An attempt failed: the Retry-After gate and a closed circuit hear of it. Returns the error to go on with. */
-  private endedBadly(circuit: CircuitBreaker | undefined, n: number, thrown: unknown): unknown {
+  private endedBadly(circuit: CircuitBreaker | undefined, epoch: number | undefined, n: number, thrown: unknown): unknown {
     // Control flow (a LangGraph interrupt) is nobody's failure: it passes untouched.
     if (isControlFlow(thrown)) return thrown;
     // An attempt classifies its own failures; anything else is a bug we still report well.
     const error = isMcpToolError(thrown) ? thrown : normalize(thrown, { ...this.spec.context, attempts: n });
     this.spec.guards?.gate?.note(error);
-    circuit?.noteFailure(error);
+    circuit?.noteFailure(error, epoch);
     return error;
   }
 

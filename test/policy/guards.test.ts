@@ -132,6 +132,26 @@ describe("the breaker before every attempt", () => {
     for (let i = 0; i < 6; i++) await breaker.execute(failing, undefined, context).catch(() => undefined);
     expect(breaker.state).toBe("closed");
   });
+
+  it("does not count a failure of an attempt begun before the circuit last closed: it tells of the server as it was", async () => {
+    let now = 0;
+    const breaker = new CircuitBreaker("s", { failureThreshold: 2, initialHalfOpenAfterMs: 100, halfOpenAfterMs: 100, halfOpenJitter: 0 }, { now: () => now });
+    // Two calls in flight when the server dies; their streams fail only later.
+    const ends: ((error: unknown) => void)[] = [];
+    const inFlight = [1, 2].map(() => breaker.execute(() => new Promise((_, reject) => ends.push(reject)), undefined, context).catch(() => undefined));
+    for (let i = 0; i < 2; i++) await breaker.execute(failing, undefined, context).catch(() => undefined);
+    expect(breaker.state).toBe("open");
+    now += 100;
+    expect(await breaker.execute(() => Promise.resolve("back"), undefined, context)).toBe("back");
+    expect(breaker.state).toBe("closed");
+    // The restarted server answers their resumes with 400: they fail now, as they would have at the crash.
+    for (const end of ends) end(McpToolError.of("stream_error", "The response stream broke before the server answered.", {}));
+    await Promise.all(inFlight);
+    expect(breaker.state).toBe("closed");
+    // Failures of attempts begun since the close still count.
+    for (let i = 0; i < 2; i++) await breaker.execute(failing, undefined, context).catch(() => undefined);
+    expect(breaker.state).toBe("open");
+  });
 });
 
 describe("one connection death is one failure", () => {
