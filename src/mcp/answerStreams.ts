@@ -29,12 +29,7 @@ export class AnswerWatchingTransport extends StreamableHTTPClientTransport {
     super(url, options);
     // Set before the client connects, which calls these first and then its own.
     this.onmessage = (message) => this.heard(message);
-    this.onerror = (error) => {
-      this.recentError = error;
-      queueMicrotask(() => {
-        if (this.recentError === error) this.recentError = undefined;
-      });
-    };
+    this.onerror = (error) => this.remember(error);
     probe.abandon = (id) => this.abandon(id);
   }
 
@@ -58,6 +53,32 @@ export class AnswerWatchingTransport extends StreamableHTTPClientTransport {
       throw error;
     }
   }
+
+  /**
+   * Keeps the transport's error for this turn. When the SDK gives up resuming a stream, its last
+   * words ("Maximum reconnection attempts", "Failed to reconnect SSE stream") say less than why
+   * the last resume failed (refused, or answered 400 by a server that does not know the stream),
+   * which it reported a moment before: that is what the call's error names.
+   */
+  private remember(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    const now = performance.now();
+    const last = this.lastCause && now - this.lastCause.at < RESUME_CAUSE_WINDOW_MS ? this.lastCause : undefined;
+    let told = error;
+    if (message.startsWith(RESUME_FAILED) && last) {
+      // The error just before it was the resume's own: say so.
+      told = new Error(`resuming it failed: ${describe(last.error)}`, { cause: last.error });
+      this.lastCause = { error: told, at: now, resume: true };
+    } else if (message.startsWith(GAVE_UP) && last) told = last.resume ? last.error : new Error(describe(last.error), { cause: last.error });
+    else this.lastCause = { error, at: now, resume: false };
+    this.recentError = told;
+    queueMicrotask(() => {
+      if (this.recentError === told) this.recentError = undefined;
+    });
+  }
+
+  /** The last error that explains a stream's end, and when it came; `resume` once it is known to be a resume's. */
+  private lastCause: { error: unknown; at: number; resume: boolean } | undefined;
 
   /** An answer arrived (on its stream, as JSON, or on a resumed stream): its request is done. */
   private heard(message: JSONRPCMessage): void {
@@ -84,6 +105,19 @@ export class AnswerWatchingTransport extends StreamableHTTPClientTransport {
   private forget(ids: number[], controller: AbortController): void {
     for (const id of ids) if (this.waiting.get(id) === controller) this.waiting.delete(id);
   }
+}
+
+/** The SDK's own words when a resume failed, and when it gave up resuming: they wrap the real cause. */
+const RESUME_FAILED = "Failed to reconnect SSE stream";
+const GAVE_UP = "Maximum reconnection attempts";
+/** How long a resume's failure explains the SDK giving up: its resumes are 100 and 300 ms apart. */
+const RESUME_CAUSE_WINDOW_MS = 1000;
+
+/** An error's message with the system code under it ("fetch failed (ECONNREFUSED)"). */
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message;
 }
 
 /** The numeric ids of the requests in an outgoing message (the client numbers its requests). */

@@ -34,6 +34,9 @@ describe("a broken answer stream the SDK resumes", () => {
     const reply = await call("slow", { ms: 20_000 });
     const elapsed = performance.now() - started;
     expect(reply.error).toMatchObject({ reason: "stream_error", outcome: "unknown" });
+    // It names what happened (the resume was answered 404), not the SDK's "Maximum reconnection attempts".
+    expect(reply.error?.message).toMatch(/resuming it failed: Failed to open SSE stream: Not Found/);
+    expect(reply.error?.message).not.toMatch(/Maximum reconnection/);
     expect(proxy.seen.filter((r) => r.method === "GET" && r.fault === "status")).toHaveLength(2);
     // Far from the call's 60 s timeout and from the slow tool's 20 s; about 0.5 s on a quiet machine.
     expect(elapsed).toBeLessThan(10_000);
