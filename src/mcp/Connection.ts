@@ -44,7 +44,7 @@ export class Connection {
   private connecting: Promise<Lease> | undefined;
   private generation = 0;
   private live = false;
-  /** The generation last retired because the server answered (see `invalidate`). */
+  /** The generation last retired without a close, its calls left to end on their own (see `invalidate`). */
   private retiredByAnswer = -1;
   /** Aborts once the toolkit closes: ends a backoff wait or a connect at once. */
   private readonly closing = new AbortController();
@@ -215,10 +215,11 @@ export class Connection {
   }
 
   /**
-   * Drops the current client so the next call reconnects. After an answer that proves the server
-   * up (an expired session), the old client is let go only once the calls still in flight on it
-   * have ended: each gets its own answer (its own 404, certainly not run, and is re-sent), rather
-   * than being cut off by a close.
+   * Drops the current client so the next call reconnects. With `drain` (an answer that proves the
+   * server up, an expired session; or a refused connect, the session's process gone), the old
+   * client is let go only once the calls still in flight on it have ended: each gets its own
+   * answer (its own 404 or refusal, certainly not run, and is re-sent), rather than being cut off
+   * by a close.
    */
   async invalidate(lease: Lease, drain = false): Promise<void> {
     if (lease.generation !== this.generation || !this.live) return;

@@ -24,6 +24,8 @@ export class ToolCatalog {
   /** Told of every listing read from the server (not of one a catalog gave). */
   onListed: ((listing: Listing) => void) | undefined;
   private stopWatching: () => void = () => {};
+  /** The last listing read from the server itself (not a catalog's): a reconnect starts from it. */
+  lastRead: Listing | undefined;
   /** A catalog's entry, until the first connect takes its era verdict. */
   private seeded: Listing | undefined;
   /** Did the current client take its tools without listing them (a catalog's, or a listing that held)? */
@@ -109,6 +111,19 @@ export class ToolCatalog {
     return toolDefinition ? { toolDefinition } : NO_OPTIONS;
   }
 
+  /**
+   * Lists `client`'s tools once its change stream is up (`ready`), and takes the list while the
+   * client is still the connection's. A failure leaves the list as it was.
+   */
+  relist(client: AnyClient, ready: Promise<void>, isCurrent: () => boolean): Promise<void> {
+    return ready.then(() => this.read(client)).then(
+      (listing) => {
+        if (isCurrent()) this.replace(listing, true);
+      },
+      () => undefined,
+    );
+  }
+
   /** Takes a listing read from the server; `onChanged` hears of it when the names differ and `announce` is set. */
   replace(listing: Listing, announce: boolean): void {
     const before = announce ? namesOf(this.tools) : "";
@@ -118,6 +133,7 @@ export class ToolCatalog {
 
   private took(listing: Listing): void {
     this.unlisted = false;
+    this.lastRead = listing;
     this.tools = listing.tools;
     this.listing = listing;
     this.onListed?.(listing);

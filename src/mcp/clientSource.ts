@@ -24,8 +24,11 @@ export interface Opened {
   listed?: Listing;
   /** The tools are a listing that still held (a catalog's), which this client never read. */
   reused?: boolean;
-  /** Called when the connection takes the client: it starts hearing the client's list changes. */
-  activate?: () => void;
+  /**
+   * Called when the connection takes the client: it starts hearing the client's list changes
+   * (and, on a reconnect that kept the list it had, lists again beside the first calls).
+   */
+  activate?: (isCurrent: () => boolean) => void;
 }
 
 /** How a connection that adopted a client hears it end. */
@@ -99,17 +102,22 @@ export class OwnClient implements ClientSource {
       // A list that still holds (the server's ttl, or a catalog's) is not asked for again. A list
       // read now is read once the change stream is up, so no change falls between the two; a
       // list kept from before has no such moment to guard, and the call need not wait for it.
+      // A reconnect keeps the list the last connection read and lists again beside the first
+      // calls, not before them: a restarted server's first answer waits for no list (a tool it
+      // dropped meanwhile answers tool_not_found, which lists again at once).
       const fresh = this.catalog.fresh();
-      if (!fresh) await watching.ready;
+      const kept = fresh ?? this.catalog.lastRead;
+      if (!kept) await watching.ready;
       this.logs.listen(client);
       await this.askLogLevel(client);
-      const listed = fresh ? undefined : await this.catalog.read(client);
+      const listed = kept ? undefined : await this.catalog.read(client);
       if (attempt.abandoned) throw new Error("The connect was abandoned after its timeout.");
-      const activate = () => {
+      const activate = (isCurrent: () => boolean) => {
         current = true;
         watching.adopt();
+        if (!fresh && kept) void this.catalog.relist(client, watching.ready, isCurrent);
       };
-      return { client, transport, tools: (fresh ?? listed)!.tools, ...(listed ? { listed } : { reused: true }), activate };
+      return { client, transport, tools: (kept ?? listed)!.tools, ...(listed ? { listed } : { reused: true }), activate };
     } catch (error) {
       watching.drop();
       await client.close().catch(() => undefined);
@@ -121,7 +129,7 @@ export class OwnClient implements ClientSource {
 
   adopt(opened: Opened, generation: number, isCurrent: () => boolean, ends: ClientEnds): void {
     this.eras.connected(generation);
-    opened.activate?.();
+    opened.activate?.(isCurrent);
     const client = opened.client as Client;
     let lastError: { message: string; at: number } | undefined;
     client.onerror = (error) => {

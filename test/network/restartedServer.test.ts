@@ -1,0 +1,50 @@
+/**
+ * A restarted server's first answer waits for nothing it need not: a refused connect on a
+ * session makes the next attempt initialize at once (no 404 on the old session first), and a
+ * reconnect keeps the tool list it had, listing again beside the first calls, not before them.
+ * Real SDK server over streamable HTTP on 127.0.0.1; the fault proxy stalls a tools/list.
+ */
+import { describe, expect, it } from "vitest";
+import { startFaultProxy } from "../servers/proxy/faultProxy.js";
+import { closeLater, server, toolkitFor } from "./helpers.js";
+
+describe("a server back after it refused the connection", () => {
+  it("gets a new session at once: no request goes to the session the dead process held", async () => {
+    const http = await server();
+    const { call, events } = await toolkitFor(http.url, { era: "legacy" }, { retry: { retries: 3, minTimeout: 50, maxTimeout: 5_000, randomize: false } });
+    expect(await call("echo", { text: "before" })).toMatchObject({ status: "success" });
+    const old = http.seenHeaders.at(-1)?.["mcp-session-id"];
+    expect(old).toBeTypeOf("string");
+    await http.down();
+    // Let the client's pool see its kept-alive socket closed, so the next call meets a refusal.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const seenBefore = http.seenHeaders.length;
+    const reply = call("echo", { text: "after" });
+    while (!events.some((e) => e.type === "retry" && e.error.reason === "connection_refused")) await new Promise((resolve) => setTimeout(resolve, 10));
+    await http.up();
+    expect(await reply).toMatchObject({ status: "success", content: "after" });
+    const sent = http.seenHeaders.slice(seenBefore);
+    // Before: the first request after the restart carried the old session and met a 404 first.
+    expect(sent.filter((h) => h["mcp-session-id"] === old)).toEqual([]);
+    expect(sent.some((h) => typeof h["mcp-session-id"] === "string")).toBe(true);
+  });
+});
+
+describe("a reconnect", () => {
+  it("keeps the list it had and lists again beside the first call: a tools/list the server never answers does not hold the call", async () => {
+    const http = await server();
+    const proxy = closeLater(await startFaultProxy(http.url));
+    const events: unknown[] = [];
+    const { call } = await toolkitFor(proxy.url, { era: "legacy", connectTimeoutMs: 20_000 }, { timeoutMs: 20_000, onEvent: (e) => events.push(e) });
+    expect(await call("echo", { text: "before" })).toMatchObject({ status: "success" });
+    await http.forgetSessions();
+    // The reconnect's tools/list is never answered.
+    proxy.plan({ kind: "stall" }, { rpc: "tools/list" });
+    const started = performance.now();
+    const reply = await call("echo", { text: "after" });
+    expect(reply).toMatchObject({ status: "success", content: "after" });
+    // Before, the call waited on the list until the connect's 20 s ran out.
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(proxy.seen.some((r) => r.rpc === "tools/list" && r.fault === "stall")).toBe(true);
+  }, 30_000);
+});
