@@ -1,6 +1,6 @@
 /**
  * `npm run chaos -- --restart [--kinds v1-sessionful,stdio-crashloop] [--faults kill,stop]
- * [--downs 300,3000] [--scenarios kill/300,stop/3000] [--callers 16] [--timeout 5000] [--breaker off] [--half-open ms] [--json file]`:
+ * [--downs 300,3000] [--scenarios kill/300,stop/3000] [--callers 16] [--timeout 5000] [--breaker off] [--half-open ms] [--floor-trials 5] [--json file]`:
  * the restart suite's table. The toolkit runs with the defaults users get, except the per-attempt
  * timeout (5 s, so a hang shows without waiting 30 s); `--breaker off` or `--half-open` show the
  * other properties when the default breaker's 30 s lockout hides them.
@@ -38,6 +38,7 @@ export async function restartCli(value: (name: string) => string | undefined): P
     scenarios,
     ...(number("callers") !== undefined ? { callers: number("callers")! } : {}),
     ...(number("timeout") !== undefined ? { timeoutMs: number("timeout")! } : {}),
+    floorTrials: number("floor-trials") ?? 5,
     log: (line) => console.error(line),
   });
   const metrics = results.map(measure);

@@ -42,6 +42,8 @@ export interface KindMetrics {
   /** Attempts that ended in `request_timeout`. */
   timeouts: number;
   circuitOpenAfterAnswer: Problem[];
+  /** The circuit opened again after it had closed on the server's answer, with no new fault: a lockout by stale evidence. */
+  reopened: Problem[];
   ranTwice: Problem[];
   notSentButRan: Problem[];
   notResent: Problem[];
@@ -62,6 +64,8 @@ export interface KindMetrics {
   firstSuccessMs: number[];
   firstSuccessP50: number;
   firstSuccessMax: number;
+  /** The floor: a plain SDK client's first success when it connects the moment the server listens, p50, ms (NaN when not measured). */
+  floorP50: number;
   unsettled: number;
   closeMs: number;
   crashes: string[];
@@ -130,6 +134,15 @@ export function measure(result: KindResult): KindMetrics {
     return first;
   });
   const circuitOpenAfterAnswer: Problem[] = [];
+  const reopened: Problem[] = [];
+  restarts.forEach((r, i) => {
+    const next = restarts[i + 1]?.faultAt ?? Number.POSITIVE_INFINITY;
+    const closed = result.circuit.find((b) => b.type === "circuit_close" && b.at > r.upAt && b.at < next);
+    if (!closed) return;
+    for (const b of result.circuit) {
+      if (b.type === "circuit_open" && b.at > closed.at && b.at < next) reopened.push({ id: "breaker", op: "circuit_open", restart: label(r), ms: Math.round(b.at - closed.at), what: `opened again ${Math.round(b.at - closed.at)} ms after it closed on the server's answer (${b.reason ?? "no reason"})` });
+    }
+  });
   const notResent: Problem[] = [];
   const ranTwice: Problem[] = [];
   const notSentButRan: Problem[] = [];
@@ -196,6 +209,7 @@ export function measure(result: KindResult): KindMetrics {
     slowReactions,
     timeouts,
     circuitOpenAfterAnswer,
+    reopened,
     ranTwice,
     notSentButRan,
     notResent,
@@ -207,6 +221,7 @@ export function measure(result: KindResult): KindMetrics {
     firstSuccessMs,
     firstSuccessP50: percentile(firstSuccessMs, 50),
     firstSuccessMax: Math.max(...firstSuccessMs),
+    floorP50: result.floorMs.length ? percentile(result.floorMs, 50) : Number.NaN,
     unsettled: result.unsettled,
     closeMs: result.closeMs,
     crashes: result.crashes,

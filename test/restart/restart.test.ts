@@ -43,15 +43,14 @@ describe("rolling restarts under 16 parallel callers, reads and non-idempotent w
       expect.soft(lines(m.notSentButRan), "writes reported not_sent that ran").toEqual([]);
       expect.soft(lines(m.hiddenCause), "failures during a stdio crash loop that do not name the exit").toEqual([]);
       expect.soft(m.closeMs, "toolkit.close()").toBeLessThanOrEqual(1000 + SLACK_MS);
-      // Measured and printed in the table, not yet asserted: issue 25's goals the library does not
-      // meet today. With 16 callers on a server that is down, connection_refused opens the breaker
-      // within the outage, and the calls it refuses (circuit_open, certainly not run) are not
-      // re-sent while it stays open (halfOpenAfterMs, 30 s by default); the first success after
-      // the server is back waits for the half-open test. See the issue's closing note.
-      // So is a call that reacts to the kill of a server with a resumable stream (server-everything,
-      // fastmcp) only at its own timeout, not within 1 s.
+      expect.soft(lines(m.reopened), "the circuit opened again after it closed on the server's answer").toEqual([]);
+      expect.soft(lines(m.notResent), "writes certainly not run, not re-sent once the server was back").toEqual([]);
+      // Measured and printed in the table, not asserted here: the timing goals (every call settled
+      // within 1 s of the fault, the first success after the server is back), which a loaded
+      // machine running the rest of the suite beside this test stretches. `npm run chaos -- --restart`
+      // measures them on a quiet machine, beside the floor (a plain SDK client's first success).
       const transport = m.transport as keyof typeof FIRST_SUCCESS_BOUND;
-      void [m.notResent, m.firstSuccessP50, m.slowReactions, REACTION_GOAL_MS, FIRST_SUCCESS_GOAL_MS[transport], FIRST_SUCCESS_BOUND[transport]];
+      void [m.firstSuccessP50, m.slowReactions, REACTION_GOAL_MS, FIRST_SUCCESS_GOAL_MS[transport], FIRST_SUCCESS_BOUND[transport]];
     }, 120_000);
   }
 });

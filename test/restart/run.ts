@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { McpToolkit, type McpTool, type McpToolError, type McpToolkitConfig } from "../../src/index.js";
 import { readExecutions } from "./ledger.js";
 import { bundleServers, KIND_NAMES, startKind, type Bundles, type KindName } from "./kinds.js";
+import { measureFloor } from "./floor.js";
 import type { Fault, FaultTimes } from "./processes.js";
 
 export interface Scenario {
@@ -43,6 +44,8 @@ export interface RestartOptions {
   afterRecoveryMs?: number;
   /** How long to wait for a first success after a restart before moving on, ms. @default 8000 */
   recoveryCapMs?: number;
+  /** After the run, restarts timed with a plain SDK client connecting the moment the server listens (the floor of first success). @default 0 */
+  floorTrials?: number;
   /** More toolkit settings (breaker, retry, …), over the defaults users get. */
   toolkit?: Omit<McpToolkitConfig, "servers">;
   log?: (line: string) => void;
@@ -74,6 +77,13 @@ export interface CallRecord {
 
 export interface RestartRecord extends Scenario, FaultTimes {}
 
+/** The circuit opening (with the reason of the failure that opened it) or closing. */
+export interface BreakerChange {
+  at: number;
+  type: "circuit_open" | "circuit_close";
+  reason?: string;
+}
+
 export interface KindResult {
   name: KindName;
   transport: string;
@@ -86,6 +96,10 @@ export interface KindResult {
   unsettled: number;
   /** How long `toolkit.close()` took, ms. */
   closeMs: number;
+  /** The breaker's changes, in order. */
+  circuit: BreakerChange[];
+  /** First success of a plain SDK client that connects the moment the server listens, ms, per trial (see floor.ts). */
+  floorMs: number[];
   /** Unhandled rejections, uncaught exceptions, and errors of the harness itself. */
   crashes: string[];
 }
@@ -133,6 +147,8 @@ async function runKind(name: KindName, options: RestartOptions, dir: string, bun
   const current = new AsyncLocalStorage<CallRecord>();
   let unsettled = 0;
   let closeMs = Number.NaN;
+  let floorMs: number[] = [];
+  const circuit: BreakerChange[] = [];
   const started = performance.now();
   const kind = await startKind(name, dir, ledger, bundles);
   let toolkit: McpToolkit | undefined;
@@ -144,6 +160,7 @@ async function runKind(name: KindName, options: RestartOptions, dir: string, bun
       tools: { ...kind.tools, ...options.toolkit?.tools },
       onEvent: (event) => {
         options.toolkit?.onEvent?.(event);
+        if (event.type === "circuit_open" || event.type === "circuit_close") circuit.push({ at: performance.now(), type: event.type, ...(event.type === "circuit_open" && event.error ? { reason: event.error.reason } : {}) });
         if (event.type !== "retry") return;
         current.getStore()?.retries.push({ at: performance.now(), attempt: event.attempt, delayMs: event.delayMs, ...errorFields(event.error) });
       },
@@ -227,10 +244,14 @@ async function runKind(name: KindName, options: RestartOptions, dir: string, bun
     const closing = performance.now();
     await toolkit?.close();
     closeMs = performance.now() - closing;
+    if (options.floorTrials) floorMs = await measureFloor(kind, options.floorTrials).catch((error: unknown) => {
+      crashes.push(`floor: ${String((error as Error)?.stack ?? error)}`);
+      return [];
+    });
     await kind.close();
     process.off("unhandledRejection", onRejection);
     process.off("uncaughtException", onException);
   }
   log(`${name}: ${calls.length} calls, ${restarts.length} restarts in ${Math.round((performance.now() - started) / 1000)} s`);
-  return { name, transport: kind.transport, timeoutMs, restarts, calls, executions: readExecutions(ledger), unsettled, closeMs, crashes };
+  return { name, transport: kind.transport, timeoutMs, restarts, calls, executions: readExecutions(ledger), unsettled, closeMs, floorMs, circuit, crashes };
 }

@@ -15,7 +15,7 @@ export function verdicts(m: KindMetrics) {
   const goal = FIRST_SUCCESS_GOAL_MS[m.transport as keyof typeof FIRST_SUCCESS_GOAL_MS] ?? FIRST_SUCCESS_GOAL_MS.http;
   return {
     settled: m.slowReactions.length === 0 && m.unsettled === 0,
-    breaker: m.circuitOpenAfterAnswer.length === 0,
+    breaker: m.circuitOpenAfterAnswer.length === 0 && m.reopened.length === 0,
     writes: m.ranTwice.length === 0 && m.notSentButRan.length === 0 && m.notResent.length === 0,
     firstSuccess: m.firstSuccessP50 <= goal,
     clean: m.crashes.length === 0 && m.hiddenCause.length === 0,
@@ -23,7 +23,7 @@ export function verdicts(m: KindMetrics) {
 }
 
 export function formatTable(metrics: KindMetrics[]): string {
-  const head = ["server", "restarts (down, measured)", "calls (steady p50)", "in flight at fault", `settled ≤ 1 s or timeout (worst)`, "circuit_open after answer", "writes ≤ once, not-run re-sent", "first success after back p50 (max)", "close()"];
+  const head = ["server", "restarts (down, measured)", "calls (steady p50)", "in flight at fault", `settled ≤ 1 s or timeout (worst)`, "circuit_open after answer", "writes ≤ once, not-run re-sent", "first success after back p50 (max; floor p50)", "close()"];
   const rows = metrics.map((m) => {
     const v = verdicts(m);
     const writeDetail = [m.ranTwice.length && `${m.ranTwice.length} ran twice`, m.notSentButRan.length && `${m.notSentButRan.length} not_sent but ran`, m.notResent.length && `${m.notResent.length} not re-sent`].filter(Boolean).join(", ");
@@ -34,9 +34,9 @@ export function formatTable(metrics: KindMetrics[]): string {
       `${m.calls} (${ms(m.steadyCallMs)})`,
       String(m.inFlight),
       `${mark(v.settled)} ${ms(m.worstReactionMs)}${slow ? ` (${slow} late${m.unsettled ? `, ${m.unsettled} never` : ""})` : ""}`,
-      `${mark(v.breaker)} ${m.circuitOpenAfterAnswer.length}`,
+      `${mark(v.breaker)} ${m.circuitOpenAfterAnswer.length}${m.reopened.length ? `, reopened ${m.reopened.length}×` : ""}`,
       `${mark(v.writes)} ${m.writes} writes${writeDetail ? `: ${writeDetail}` : ""}`,
-      `${mark(v.firstSuccess)} ${ms(m.firstSuccessP50)} (${ms(m.firstSuccessMax)})`,
+      `${mark(v.firstSuccess)} ${ms(m.firstSuccessP50)} (${ms(m.firstSuccessMax)}${Number.isFinite(m.floorP50) ? `; ${ms(m.floorP50)}` : ""})`,
       ms(m.closeMs),
     ];
   });
@@ -59,6 +59,7 @@ export function formatProblems(metrics: KindMetrics[], perList = 5): string {
     list(`late reactions to a fault (bound: ${REACTION_GOAL_MS} ms or the attempt's timeout)`, m.slowReactions);
     if (m.unsettled) out.push(`  calls never settled: ${m.unsettled}`);
     list("circuit_open after the server answered", m.circuitOpenAfterAnswer);
+    list("circuit opened again after it closed on the server's answer", m.reopened);
     list("writes that ran more than once", m.ranTwice);
     list("writes reported not_sent that ran (or succeeded unrecorded)", m.notSentButRan);
     list("writes certainly not run, not re-sent once the server was back", m.notResent);
