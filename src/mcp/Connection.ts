@@ -233,6 +233,19 @@ export class Connection {
   }
 
   /**
+   * The server refused a new connection: the process the lease's connection spoke to is gone.
+   * The answer streams it had opened end now (a new process cannot resume them: their calls fail
+   * at once, outcome unknown), and a session it held goes with it: the next attempt initializes
+   * at once rather than learning it from a 404 first, while the calls still in flight on the old
+   * session end on their own, each refused unsent.
+   */
+  refused(lease: Lease): Promise<void> {
+    if (lease.generation !== this.generation || !this.live) return Promise.resolve();
+    this.requests.probe.serverGone?.(new Error("the server refused a new connection: its process is gone"));
+    return lease.hadSession ? this.invalidate(lease, true) : Promise.resolve();
+  }
+
+  /**
    * Final: ends every call in flight at once (as `closed`), stops a connect or a backoff wait
    * under way, starts nothing afterwards, ends the HTTP session with a DELETE and closes the
    * transport. Returns within about a second whatever the server does; a process still exiting

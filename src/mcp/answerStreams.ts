@@ -18,6 +18,8 @@ import type { TransportProbe } from "./transports.js";
 export class AnswerWatchingTransport extends StreamableHTTPClientTransport {
   /** Requests sent and not yet answered, by JSON-RPC id, each with the controller of its stream. */
   private readonly waiting = new Map<number, AbortController>();
+  /** Of those, the ones whose POST the server answered with a stream: their answer comes (or is resumed) on it. */
+  private readonly streaming = new Set<number>();
   /** The transport's error reported in this turn: the SDK reports why a stream broke right before it says the stream ended. */
   private recentError: unknown;
 
@@ -31,6 +33,7 @@ export class AnswerWatchingTransport extends StreamableHTTPClientTransport {
     this.onmessage = (message) => this.heard(message);
     this.onerror = (error) => this.remember(error);
     probe.abandon = (id) => this.abandon(id);
+    probe.serverGone = (why) => this.serverGone(why);
   }
 
   override async send(message: JSONRPCMessage | JSONRPCMessage[], options?: TransportSendOptions): Promise<void> {
@@ -52,6 +55,26 @@ export class AnswerWatchingTransport extends StreamableHTTPClientTransport {
       this.forget(ids, controller);
       throw error;
     }
+    for (const id of ids) if (this.waiting.get(id) === controller) this.streaming.add(id);
+  }
+
+  /**
+   * The server's process is gone (it refused a new connection): every request whose stream it
+   * opened and that still waits lost its answer. Its stream is closed now (the SDK does not
+   * resume a stream closed on purpose) and its call fails at once, rather than after resumes a
+   * new process can only refuse or answer 400.
+   */
+  private serverGone(why: Error): void {
+    const lost: number[] = [];
+    for (const id of this.streaming) {
+      const controller = this.waiting.get(id);
+      if (!controller) continue;
+      lost.push(id);
+      this.waiting.delete(id);
+      controller.abort(why);
+    }
+    this.streaming.clear();
+    if (lost.length > 0) this.probe.onStreamLost?.(lost, why);
   }
 
   /**
@@ -84,6 +107,7 @@ export class AnswerWatchingTransport extends StreamableHTTPClientTransport {
   private heard(message: JSONRPCMessage): void {
     if ("method" in message || !("id" in message) || typeof message.id !== "number") return;
     this.waiting.delete(message.id);
+    this.streaming.delete(message.id);
     this.probe.lastActivity = performance.now();
   }
 
@@ -99,11 +123,16 @@ export class AnswerWatchingTransport extends StreamableHTTPClientTransport {
     const controller = this.waiting.get(id);
     if (!controller) return;
     this.waiting.delete(id);
+    this.streaming.delete(id);
     controller.abort(new Error("The caller gave up on this request."));
   }
 
   private forget(ids: number[], controller: AbortController): void {
-    for (const id of ids) if (this.waiting.get(id) === controller) this.waiting.delete(id);
+    for (const id of ids) {
+      if (this.waiting.get(id) !== controller) continue;
+      this.waiting.delete(id);
+      this.streaming.delete(id);
+    }
   }
 }
 

@@ -57,10 +57,7 @@ export function settled(facts: AttemptFacts, thrown: unknown): McpToolError | Pr
     // The server changed era under us: renegotiate once; a second refusal is final.
     if (!connection.versionRefused(lease)) return error.with({ transient: false });
   }
-  // A refused connect on a session: the process that held the session is gone, and the one that
-  // comes back will not know it. The next attempt initializes at once, rather than learning it
-  // from a 404 first; the calls still in flight on the old session end on their own, unsent.
-  if (lease?.hadSession && error.reason === "connection_refused") return connection.invalidate(lease, true).then(() => Promise.reject(error));
+  if (lease && error.reason === "connection_refused") return connection.refused(lease).then(() => Promise.reject(error));
   const effect = REASONS[error.reason].connection;
   if (lease && (effect === "lost" || (effect === "request" && !connection.breaksArePerRequest))) {
     return connection.invalidate(lease, REASONS[error.reason].serverAnswered).then(() => Promise.reject(error));

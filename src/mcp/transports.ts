@@ -37,6 +37,13 @@ export interface TransportProbe extends ActivityClock {
    * socket, until the session ends.
    */
   abandon?: (id: number) => void;
+  /**
+   * The server refused a new connection: the process that held this transport's session is
+   * gone, and a stream of it the SDK would resume cannot be (a new process does not know it). Ends
+   * the response stream of every request whose POST was answered and that still waits, reporting
+   * it lost (set by the streamable transport).
+   */
+  serverGone?: (why: Error) => void;
 }
 
 /** Keeps the last lines of a process's stderr, bounded in lines and bytes. */

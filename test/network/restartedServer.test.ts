@@ -48,3 +48,26 @@ describe("a reconnect", () => {
     expect(proxy.seen.some((r) => r.rpc === "tools/list" && r.fault === "stall")).toBe(true);
   }, 30_000);
 });
+
+describe("a server whose process is gone", () => {
+  it("fails the calls whose answer streams it had opened at once, when a new connection is refused, instead of resuming them", async () => {
+    // The server asks for 5 s between resumes: only the refusal can end the call sooner.
+    const http = await server({ resumable: true, retryIntervalMs: 5_000 });
+    const { call, events } = await toolkitFor(http.url, { era: "legacy" }, { retry: { retries: 0 }, timeoutMs: 30_000 });
+    expect(await call("echo", { text: "warm" })).toMatchObject({ status: "success" });
+    const inFlight = call("slow", { ms: 10_000, progressEveryMs: 20 });
+    // A progress notification came back on its stream: the stream is open on our side.
+    while (!events.some((e) => e.type === "progress")) await new Promise((resolve) => setTimeout(resolve, 5));
+    await http.down();
+    const downAt = performance.now();
+    // Let the client's pool see its kept-alive socket closed, so the next call meets a refusal.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const refused = await call("echo", { text: "down" });
+    expect(refused.error).toMatchObject({ reason: "connection_refused", outcome: "not_sent" });
+    const lost = await inFlight;
+    expect(lost.error).toMatchObject({ reason: "stream_error", outcome: "unknown" });
+    // Before, the SDK resumed its stream twice against the closed port and the call named that.
+    expect(lost.error?.message).toMatch(/refused a new connection: its process is gone/);
+    expect(performance.now() - downAt).toBeLessThan(4_000);
+  }, 30_000);
+});

@@ -32,6 +32,8 @@ export interface HttpFixtureOptions {
   port?: number;
   /** Keeps each session's events so a client can resume a broken stream (`Last-Event-ID`); the server then primes every stream with an event id. */
   resumable?: boolean;
+  /** The `retry` (ms) the server sets on its streams: how long a client waits before it resumes one. */
+  retryIntervalMs?: number;
 }
 
 export class HttpFixture {
@@ -180,6 +182,7 @@ export class HttpFixture {
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       ...(this.options.resumable ? { eventStore: new InMemoryEventStore() } : {}),
+      ...(this.options.retryIntervalMs !== undefined ? { retryInterval: this.options.retryIntervalMs } : {}),
       onsessioninitialized: (id) => {
         this.sessions.set(id, transport);
       },
