@@ -84,6 +84,8 @@ export class McpToolError extends Error {
    * `util.inspect` (not even with `showHidden`), nor serialized, nor cloned.
    */
   readonly #unredacted: McpToolError | undefined;
+  /** Does `stack` hold frames (captured here, or an original's)? A copy of one that does not is given its one line at once. */
+  #framed: boolean;
 
   constructor(options: McpToolErrorOptions) {
     const raw = options.redactedFrom;
@@ -101,10 +103,11 @@ export class McpToolError extends Error {
       Error.stackTraceLimit = limit;
     }
     Object.defineProperty(this, BRAND, { value: SHAPE_VERSION, enumerable: false });
+    this.#framed = ownStack;
     if (raw !== undefined) {
       // Another copy of the library (or an older version) may lack the accessor.
       this.#unredacted = typeof raw.unredacted === "function" ? raw.unredacted() : raw;
-      stackFrom(this, raw);
+      this.#framed = stackFrom(this, raw);
     } else if (!ownStack) this.stack = `${this.name}: ${this.message}`;
     this.kind = options.kind;
     this.reason = options.reason;
@@ -158,27 +161,39 @@ export class McpToolError extends Error {
       return new McpToolError({ ...this.fields(), message: this.message, ...changes, cause: undefined, redactedFrom: raw.with(context) });
     }
     // A copy keeps the stack of the error it copies (where the failure was classified), so it
-    // skips capturing its own: on the error path that capture was the costliest step.
+    // skips capturing its own: on the error path that capture was the costliest step. Its
+    // options are built field by field: spreading the fields and the changes cost more than
+    // the rest of the copy.
+    const options = this.fields() as McpToolErrorOptions;
+    options.message = changes.message ?? this.message;
+    options.cause = "cause" in changes ? changes.cause : this.cause;
+    for (const key of FIELD_KEYS) {
+      const value = changes[key];
+      if (value !== undefined) (options as unknown as Record<string, unknown>)[key] = value;
+    }
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     let copy: McpToolError;
     try {
-      copy = new McpToolError({ ...this.fields(), message: this.message, cause: this.cause, ...changes });
+      copy = new McpToolError(options);
     } finally {
       Error.stackTraceLimit = limit;
     }
-    stackFrom(copy, this);
+    copy.#framed = stackFrom(copy, this);
     return copy;
   }
 
+  /** Does this error's stack hold frames? Errors of another copy of the library are assumed to. */
+  static framed(error: Error): boolean {
+    return #framed in error ? (error as McpToolError).#framed : true;
+  }
+
   private fields(): McpToolErrorFields {
-    const out: McpToolErrorFields = {
-      kind: this.kind,
-      reason: this.reason,
-      transient: this.transient,
-      outcome: this.outcome,
-      attempts: this.attempts,
-    };
+    return this.fill({ kind: this.kind, reason: this.reason, transient: this.transient, outcome: this.outcome, attempts: this.attempts });
+  }
+
+  /** Adds the fields that may be absent to `out`, in their order. */
+  private fill<T extends McpToolErrorFields>(out: T): T {
     if (this.code !== undefined) out.code = this.code;
     if (this.status !== undefined) out.status = this.status;
     if (this.retryAfterMs !== undefined) out.retryAfterMs = this.retryAfterMs;
@@ -193,7 +208,7 @@ export class McpToolError extends Error {
    * raw: use `toModelText` for anything a model or a log outside your process reads.
    */
   toJSON(): McpToolErrorJSON {
-    return { name: "McpToolError", message: this.message, ...this.fields(), attempts: this.attempts };
+    return this.fill<McpToolErrorJSON>({ name: "McpToolError", message: this.message, kind: this.kind, reason: this.reason, transient: this.transient, outcome: this.outcome, attempts: this.attempts });
   }
 }
 
@@ -214,7 +229,11 @@ export function isMcpToolError(error: unknown): error is McpToolError {
  * captured stack is itself costly, and most are never read. Only frames, never the original's
  * header: its message may span lines, and a line of it may look like a frame.
  */
-function stackFrom(copy: McpToolError, original: Error): void {
+function stackFrom(copy: McpToolError, original: Error): boolean {
+  if (!McpToolError.framed(original)) {
+    copy.stack = `${copy.name}: ${copy.message}`;
+    return false;
+  }
   Object.defineProperty(copy, "stack", {
     get(): string {
       const header = 1 + (String(original.message).match(/\n/g)?.length ?? 0);
@@ -224,7 +243,11 @@ function stackFrom(copy: McpToolError, original: Error): void {
     configurable: true,
     enumerable: false,
   });
+  return true;
 }
+
+/** The fields a change may set, besides the message and the cause. */
+const FIELD_KEYS = ["kind", "reason", "transient", "outcome", "code", "status", "retryAfterMs", "toolName", "serverName", "attempts", "data"] as const satisfies readonly (keyof McpToolErrorFields)[];
 
 /**
  * A failure that says the server is unhealthy: transient, and neither the tool's own

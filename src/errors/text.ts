@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { fromResult } from "./fromResult.js";
-import { McpToolError, type McpToolErrorJSON } from "./McpToolError.js";
+import { McpToolError, type McpToolErrorJSON, type McpToolErrorOptions } from "./McpToolError.js";
 import { normalize, stripMcpPrefix } from "./normalize.js";
 import { decidedByCaller, HINTS, isReason, reasonInfo, REASONS, type HintKey } from "./reasons.js";
 import { exactValues, longestSecret, MIN_SECRET_LENGTH, redact, redactExact, redactValue, type RedactOptions } from "./redact.js";
@@ -185,6 +185,14 @@ export function toModelReply(error: McpToolError, options: ModelTextOptions = {}
   return { text: modelLine(error, options, safe), artifact: toSafeJSON(error, options, safe) };
 }
 
+/**
+ * {@link toModelReply} for an error {@link redactError} already made safe: its message and data
+ * are used as they are, not cleaned and redacted again.
+ */
+export function replyFrom(redacted: McpToolError, options: ModelTextOptions = {}): { text: string; artifact: McpToolErrorJSON } {
+  return { text: modelLine(redacted, options, redacted.message), artifact: redacted.toJSON() };
+}
+
 /** The sentence telling the model what to do next. */
 export function hintFor(error: McpToolError, options: { idempotent?: boolean } = {}): string {
   // A reason from outside the table (a cast, a deserialized error) must not throw here.
@@ -254,8 +262,11 @@ export function wrapToolError(error: unknown, toolName: string, args?: unknown, 
  * enumerated, nor printed by `util.inspect`, nor serialized.
  */
 export function redactError(error: McpToolError, options: ModelTextOptions = {}): McpToolError {
-  const { name: _name, ...json } = toSafeJSON(error, options);
-  return new McpToolError({ ...json, redactedFrom: error });
+  // Built on the JSON's own object, not spread into a new one: on the error path each spread cost more than the redaction.
+  const json = toSafeJSON(error, options) as Partial<McpToolErrorJSON> & McpToolErrorOptions;
+  delete json.name;
+  json.redactedFrom = error;
+  return new McpToolError(json);
 }
 
 /** The `McpToolError` as JSON with a model-safe message, for a ToolMessage artifact. */

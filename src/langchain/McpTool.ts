@@ -8,7 +8,7 @@ import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { isControlFlow } from "../errors/controlFlow.js";
 import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
-import { redactError, toModelReply, type ModelTextOptions } from "../errors/text.js";
+import { redactError, replyFrom, toModelReply, type ModelTextOptions } from "../errors/text.js";
 import { begin } from "../policy/chain.js";
 import { telemetryOn } from "../telemetry/otel.js";
 import { ArgumentCheck } from "./argumentCheck.js";
@@ -97,12 +97,21 @@ export class McpTool extends StructuredTool {
   private failed(thrown: unknown, arg: unknown, configArg: unknown): unknown {
     // A LangGraph interrupt from an input handler pauses the graph: it is no failure.
     if (isControlFlow(thrown)) throw thrown;
-    // The run's callbacks got a redacted copy (see `_call`); the reply is made once, from the original.
-    const error = this.classify(redactedHere.get(thrown as object) ?? thrown, arg);
+    // The run's callbacks got a redacted copy (see `_call`): the reply is made from it, not
+    // cleaned and redacted a second time.
     const text = this.text();
+    if (redactedHere.has(thrown as object)) {
+      if (this.errorMode === "throw") throw thrown;
+      return this.reply(replyFrom(thrown as McpToolError, { ...text, idempotent: this.metadata.idempotent, toolName: this.name }), arg, configArg);
+    }
+    const error = this.classify(thrown, arg);
     // A thrown error leaves our hands: whoever catches it (a middleware, a log) gets it redacted.
     if (this.errorMode === "throw") throw redactError(error, text);
-    const reply = toModelReply(error, { ...text, idempotent: this.metadata.idempotent, toolName: this.name });
+    return this.reply(toModelReply(error, { ...text, idempotent: this.metadata.idempotent, toolName: this.name }), arg, configArg);
+  }
+
+  /** The model's reply: an error ToolMessage for a tool call, else its text. */
+  private reply(reply: { text: string; artifact: unknown }, arg: unknown, configArg: unknown): unknown {
     const toolCallId = toolCallIdOf(arg, configArg);
     if (!toolCallId) return reply.text;
     return new ToolMessage({
@@ -169,7 +178,7 @@ export class McpTool extends StructuredTool {
       if (isControlFlow(thrown)) throw thrown;
       const original = this.classify(thrown, args);
       const safe = redactError(original, this.text());
-      redactedHere.set(safe, original);
+      redactedHere.add(safe);
       throw safe;
     });
   }
@@ -187,8 +196,8 @@ export class McpTool extends StructuredTool {
   }
 }
 
-/** The redacted copies `_call` rejected with, to their originals: read once by `failed`. */
-const redactedHere = new WeakMap<object, McpToolError>();
+/** The redacted copies `_call` rejected with: `failed` makes the reply from them as they are. */
+const redactedHere = new WeakSet<object>();
 
 function argsOf(arg: unknown): unknown {
   return isToolCall(arg) ? arg.args : arg;
