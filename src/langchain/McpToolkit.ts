@@ -77,6 +77,7 @@ export class McpToolkit extends BaseToolkit {
         breaker: new CircuitBreaker(name, { ...config.breaker, ...server.breaker }, { ...breakerEvents(name, emit), failureKey: connectionDeathKey, listening: connection.listening }),
         gate: new RetryAfterGate(name),
         budget: new RetryBudget({ ...config.retryBudget, ...server.retryBudget }),
+        listening: connection.listening,
         ...(server.maxConcurrent !== undefined ? { bulkhead: new Bulkhead(name, server.maxConcurrent, server.maxQueue ?? Number.POSITIVE_INFINITY) } : {}),
       });
     }

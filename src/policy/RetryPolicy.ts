@@ -52,6 +52,8 @@ export interface RetryHooks {
   onRetry?: (error: McpToolError, attempt: number, delayMs: number) => void;
   /** The server's retry budget: a retry it refuses is not made. */
   budget?: RetryBudget;
+  /** After a refused connect: resolves `true` once the server listens again within `ms`, and the backoff ends there. */
+  listening?: (ms: number) => Promise<boolean>;
 }
 
 /**
@@ -131,7 +133,10 @@ export async function retryAfterFirst<T>(
             return false;
           }
           hooks.onRetry?.(e, attemptNumber, delay);
-          await sleep(delay, hooks.signal);
+          // A server that refused the connection is tried again the moment it listens: the backoff
+          // spaces attempts over an outage, and waiting past its end only delays the call.
+          const listens = e.reason === "connection_refused" && e.retryAfterMs === undefined && delay > 0 ? hooks.listening?.(delay) : undefined;
+          await sleep(delay, hooks.signal, listens);
           return true;
         },
       },

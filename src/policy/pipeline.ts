@@ -40,10 +40,12 @@ export interface ServerGuards {
   budget?: RetryBudget;
   /** Limits the server's calls in flight; unset, no limit. */
   bulkhead?: Bulkhead;
+  /** Resolves `true` once a server that refused the connection listens again within `ms` (see ListenWatch). */
+  listening?: (ms: number) => Promise<boolean>;
 }
 
 /** A toolkit server's guards: a breaker, a Retry-After gate and a retry budget always; a bulkhead when configured. */
-export type ToolkitGuards = Required<Pick<ServerGuards, "breaker" | "gate" | "budget">> & Pick<ServerGuards, "bulkhead">;
+export type ToolkitGuards = Required<Pick<ServerGuards, "breaker" | "gate" | "budget">> & Pick<ServerGuards, "bulkhead" | "listening">;
 
 /** Everything one call runs under. The same pipeline serves McpToolkit's tools and `wrapTool`. */
 export interface PipelineSpec<T, I = undefined> {
@@ -247,11 +249,13 @@ class PipelineCall<T, I> {
     const retried = () => {
       const { context, events, policy } = spec;
       const budget = spec.guards?.budget;
+      const listening = spec.guards?.listening;
       const hooks: RetryHooks = {
         ...(signal ? { signal } : {}),
         idempotent: policy.idempotent,
         context,
         ...(budget ? { budget } : {}),
+        ...(listening ? { listening } : {}),
         ...(events ? { onRetry: (error, n, delayMs) => events.emit({ type: "retry", ...context, attempt: n, delayMs, error }) } : {}),
       };
       return retryAfterFirst(first as McpToolError, verdict, (n) => this.retryAttempt(n), policy.retry, hooks, this.retryStarted);

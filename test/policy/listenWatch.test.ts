@@ -104,3 +104,31 @@ describe("a call waiting for a refused server's test", () => {
     expect(events.filter((e) => e.type === "half_open")).toHaveLength(1);
   });
 });
+
+describe("a call in its retry backoff after a refused connect", () => {
+  it("is tried again as soon as the server listens, not at the end of its backoff", async () => {
+    const http = await startHttpFixture();
+    const events: McpEvent[] = [];
+    const toolkit = await McpToolkit.connect({
+      servers: { remote: { transport: "http", url: http.url.href } },
+      breaker: { enabled: false },
+      // An 8 s backoff: only the server listening again can end it early.
+      retry: { retries: 2, minTimeout: 8_000, maxTimeout: 20_000, randomize: false },
+      timeoutMs: 30_000,
+      onEvent: (e) => events.push(e),
+    });
+    cleanups.push(() => http.close(), () => toolkit.close());
+    const echo = toolkit.getTool("echo")!;
+    expect(await echo.invoke({ text: "before" })).toContain("before");
+    await http.down();
+    // Let the client's pool see its kept-alive socket closed, so the next call meets a refusal.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const call = echo.invoke({ text: "after" });
+    while (!events.some((e) => e.type === "retry")) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(events.find((e) => e.type === "retry")).toMatchObject({ delayMs: 8_000, error: { reason: "connection_refused" } });
+    await http.up();
+    const upAt = performance.now();
+    expect(await call).toContain("after");
+    expect(performance.now() - upAt).toBeLessThan(5_000);
+  }, 30_000);
+});
