@@ -36,6 +36,8 @@ export const KIND_NAMES: readonly KindName[] = [
 export interface Operation {
   tool: string;
   args: (id: string, ms: number) => Record<string, unknown>;
+  /** The tool does no work of its own (server-everything's `echo`): none is subtracted from its time. */
+  instant?: true;
 }
 
 /** One running kind: its toolkit config, its operations, and the way to fault it. */
@@ -110,7 +112,7 @@ export async function startKind(name: KindName, dir: string, ledger: string, bun
         path: sse ? "/sse" : "/mcp",
         transport: sse ? "sse" : "http",
         read: { tool: "trigger-long-running-operation", args: (_id, ms) => ({ duration: ms / 1000, steps: 2 }) },
-        write: { tool: "echo", args: (id) => ({ message: id }) },
+        write: { tool: "echo", args: (id) => ({ message: id }), instant: true },
         tools: { echo: { idempotent: false } },
       });
     }

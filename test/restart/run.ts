@@ -201,7 +201,7 @@ async function runKind(name: KindName, options: RestartOptions, dir: string, bun
         const id = `${name}-${++seq}`;
         // Long enough that a fault finds calls in flight, short enough to keep the load steady.
         const ms = 20 + Math.round(Math.random() * 130);
-        const record: CallRecord = { id, op, workMs: ms, start: performance.now(), retries: [] };
+        const record: CallRecord = { id, op, workMs: kind[op].instant ? 0 : ms, start: performance.now(), retries: [] };
         calls.push(record);
         await current.run(record, () => call(tools[op]!, record, kind[op].args(id, ms)));
         await sleep(10 + Math.random() * 20);
