@@ -79,7 +79,7 @@ export class Connection {
     this.stderr = new StderrTail("stderrLines" in config ? config.stderrLines : undefined);
     this.reconnect = { ...DEFAULT_RECONNECT, ...config.reconnect };
     this.listen = "url" in config ? new ListenWatch(new URL(String(config.url)), this.closing.signal) : undefined;
-    this.backoff = new ReconnectBackoff(this.reconnect, this.listening);
+    this.backoff = new ReconnectBackoff(this.reconnect);
     this.connectTimeoutMs = config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.requests = new RequestTracker((transport, error) => this.eventStreamLost(transport, error));
     this.logs = new ServerLogs(name, config.logLevel, (event) => this.onEvent?.(event));

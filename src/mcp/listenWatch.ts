@@ -4,9 +4,9 @@
  * every {@link PROBE_MS} and closes it at once, sending nothing: a refused connect is answered by
  * the host's kernel, so the server itself sees one accepted-and-closed socket when it is back.
  *
- * It only shortens waits that a refusal began (the breaker's open period, the reconnect
- * backoff): those would otherwise end on a timer up to 100 ms after the server listens, and a
- * restarted server's first answer then waits for nothing.
+ * It only shortens waits that a refusal began (the breaker's open period, a call's retry
+ * backoff): those would otherwise end on their timers, up to hundreds of milliseconds after the
+ * server listens, and a restarted server's first answer would wait for nothing.
  */
 import { connect } from "node:net";
 import { sleep } from "../policy/abort.js";

@@ -14,15 +14,6 @@ export { breakerEvents } from "./breakerTypes.js";
 const KEYS_KEPT = 32;
 
 /**
- * How soon a server that refused the connection is tried again, at most, in milliseconds, by
- * the connection's reconnect backoff. A refused connect costs it nothing (nothing listens: the
- * host answers for it), so waiting longer only delays the first call after it is back. (The
- * breaker keeps such a server's open period at its first one; a call's own retries keep their
- * backoff: spaced out, they outlast a short outage that three attempts 100 ms apart all meet.)
- */
-export const REFUSED_RETRY_MS = 100;
-
-/**
  * A server failure counts against the server. A cancel says nothing about it either way. Any
  * other end, a success, a tool's own `isError` or a permanent error, shows a server that answers.
  */
