@@ -237,12 +237,13 @@ export class Connection {
    * The answer streams it had opened end now (a new process cannot resume them: their calls fail
    * at once, outcome unknown), and a session it held goes with it: the next attempt initializes
    * at once rather than learning it from a 404 first, while the calls still in flight on the old
-   * session end on their own, each refused unsent.
+   * session end on their own, each refused unsent. A user's own client is left as it is: the
+   * toolkit cannot open another, and the user's may still reach the server once it is back.
    */
   refused(lease: Lease): Promise<void> {
     if (lease.generation !== this.generation || !this.live) return Promise.resolve();
     this.requests.probe.serverGone?.(new Error("the server refused a new connection: its process is gone"));
-    return lease.hadSession ? this.invalidate(lease, true) : Promise.resolve();
+    return lease.hadSession && this.source.reconnects ? this.invalidate(lease, true) : Promise.resolve();
   }
 
   /**

@@ -4,9 +4,14 @@
  * reconnect keeps the tool list it had, listing again beside the first calls, not before them.
  * Real SDK server over streamable HTTP on 127.0.0.1; the fault proxy stalls a tools/list.
  */
+import { connect, createServer, type Socket } from "node:net";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
+import { createMcpTools } from "../../src/index.js";
+import { replyOf } from "../servers/replies.js";
 import { startFaultProxy } from "../servers/proxy/faultProxy.js";
-import { closeLater, server, toolkitFor } from "./helpers.js";
+import { cleanups, closeLater, server, toolkitFor } from "./helpers.js";
 
 describe("a server back after it refused the connection", () => {
   it("gets a new session at once: no request goes to the session the dead process held", async () => {
@@ -70,4 +75,51 @@ describe("a server whose process is gone", () => {
     expect(lost.error?.message).toMatch(/refused a new connection: its process is gone/);
     expect(performance.now() - downAt).toBeLessThan(4_000);
   }, 30_000);
+});
+
+/** A TCP relay to `port` that can stop (connections refused, its sockets cut) and start again on its own port. */
+async function tcpRelay(port: number) {
+  const sockets = new Set<Socket>();
+  const relay = createServer((socket) => {
+    const upstream = connect({ host: "127.0.0.1", port });
+    for (const s of [socket, upstream]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+      s.on("error", () => s.destroy());
+    }
+    socket.pipe(upstream).pipe(socket);
+  });
+  const listen = (at: number) => new Promise<void>((resolve) => relay.listen(at, "127.0.0.1", () => resolve()));
+  await listen(0);
+  const own = (relay.address() as { port: number }).port;
+  const down = async () => {
+    const closed = new Promise((resolve) => relay.close(resolve));
+    for (const s of sockets) s.destroy();
+    await closed;
+  };
+  cleanups.push(down);
+  return { port: own, down, up: () => listen(own) };
+}
+
+describe("a user's own client whose server refused a connection", () => {
+  it("is left as it is: once the server answers again, its calls go through on the session it kept", async () => {
+    const http = await server();
+    // The relay refuses connections while the server behind it keeps its sessions (a proxy's blip).
+    const relay = await tcpRelay(http.port);
+    const client = new Client({ name: "mine", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${relay.port}/mcp`)));
+    const tools = await createMcpTools(client, { serverName: "s", retry: { retries: 0 }, breaker: { enabled: false } });
+    cleanups.push(() => tools.close(), () => client.close());
+    const echo = tools.find((t) => t.name === "echo");
+    expect((await replyOf(echo, { text: "before" })).error).toBeUndefined();
+    await relay.down();
+    // Let the client's pool see its kept-alive socket closed, so the next call meets a refusal.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await replyOf(echo, { text: "down" })).error?.reason).toBe("connection_refused");
+    await relay.up();
+    // Before, the refusal dropped the user's client for good: "reconnection is off".
+    const back = await replyOf(echo, { text: "back" });
+    expect(back.error).toBeUndefined();
+    expect(back.content).toBe("back");
+  });
 });
