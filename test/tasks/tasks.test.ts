@@ -263,7 +263,13 @@ describe("resuming by task id after the connection was killed, legacy era (2025-
     expect([lost.transient, lost.outcome]).toEqual([true, "unknown"]);
     expect((lost.data as { taskId?: string } | undefined)?.taskId).toBe(taskId);
 
-    const second = await connectHttp(line, fixture.url);
+    // The restart closed the keep-alive socket the first client used, and fetch's pool is shared:
+    // the new client's first request may meet it ("other side closed", a raw SDK error, before
+    // anything of ours runs). That race is the SDK's connect, not the resume under test: once more.
+    const second = await connectHttp(line, fixture.url).catch((error: unknown) => {
+      if ((error as { cause?: { code?: string } })?.cause?.code !== "UND_ERR_SOCKET") throw error;
+      return connectHttp(line, fixture.url);
+    });
     const { seen, callbacks } = recorder();
     const result = await runAsTask(second, { name: "count", arguments: { key: "once", ms: 2_500 } }, { timeoutMs: 30_000, resume: { taskId: taskId! }, ...callbacks });
     expect(textOf(result)).toBe("count 1");
