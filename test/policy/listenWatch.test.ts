@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from "node:net";
 import { describe, expect, it } from "vitest";
-import { McpToolkit, McpToolError, type McpEvent } from "../../src/index.js";
+import { McpToolkit, McpToolError, type McpEvent, type McpToolkitConfig } from "../../src/index.js";
 import { ListenWatch } from "../../src/mcp/listenWatch.js";
 import { ReconnectBackoff } from "../../src/mcp/reconnectBackoff.js";
 import { closeAfterEach } from "../servers/cleanups.js";
@@ -66,24 +66,30 @@ describe("ReconnectBackoff", () => {
   });
 });
 
+/**
+ * A toolkit over a real HTTP server that answered one call and then went down, with its pool
+ * past the kept-alive socket the server closed, so the next call meets a refusal, not a reset.
+ */
+async function downAfterOneCall(config: Omit<McpToolkitConfig, "servers" | "onEvent">) {
+  const http = await startHttpFixture();
+  const events: McpEvent[] = [];
+  const toolkit = await McpToolkit.connect({ servers: { remote: { transport: "http", url: http.url.href } }, onEvent: (e) => events.push(e), ...config });
+  cleanups.push(() => http.close(), () => toolkit.close());
+  const echo = toolkit.getTool("echo")!;
+  expect(await echo.invoke({ text: "before" })).toContain("before");
+  await http.down();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  return { http, events, echo };
+}
+
 describe("a call waiting for a refused server's test", () => {
   it("goes as soon as the server listens again, not at the end of the breaker's open period", async () => {
-    const http = await startHttpFixture();
-    const events: McpEvent[] = [];
-    const toolkit = await McpToolkit.connect({
-      servers: { remote: { transport: "http", url: http.url.href } },
-      // A long first open period: only the server listening again can end it early.
+    // A long first open period: only the server listening again can end it early.
+    const { http, events, echo } = await downAfterOneCall({
       breaker: { failureThreshold: 1, initialHalfOpenAfterMs: 8_000, halfOpenAfterMs: 8_000, halfOpenJitter: 0 },
       retry: { retries: 2, minTimeout: 1, maxTimeout: 20_000, randomize: false },
       timeoutMs: 20_000,
-      onEvent: (e) => events.push(e),
     });
-    cleanups.push(() => http.close(), () => toolkit.close());
-    const echo = toolkit.getTool("echo")!;
-    expect(await echo.invoke({ text: "before" })).toContain("before");
-    await http.down();
-    // Let the client's pool see its kept-alive socket closed, so the next call meets a refusal, not a reset.
-    await new Promise((resolve) => setTimeout(resolve, 200));
     // Refused while down: the circuit opens for 8 s; the next attempt waits for its test.
     const call = echo.invoke({ text: "after" });
     while (!events.some((e) => e.type === "circuit_open")) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -100,22 +106,12 @@ describe("a call waiting for a refused server's test", () => {
 
 describe("a call in its retry backoff after a refused connect", () => {
   it("is tried again as soon as the server listens, not at the end of its backoff", async () => {
-    const http = await startHttpFixture();
-    const events: McpEvent[] = [];
-    const toolkit = await McpToolkit.connect({
-      servers: { remote: { transport: "http", url: http.url.href } },
+    // An 8 s backoff: only the server listening again can end it early.
+    const { http, events, echo } = await downAfterOneCall({
       breaker: { enabled: false },
-      // An 8 s backoff: only the server listening again can end it early.
       retry: { retries: 2, minTimeout: 8_000, maxTimeout: 20_000, randomize: false },
       timeoutMs: 30_000,
-      onEvent: (e) => events.push(e),
     });
-    cleanups.push(() => http.close(), () => toolkit.close());
-    const echo = toolkit.getTool("echo")!;
-    expect(await echo.invoke({ text: "before" })).toContain("before");
-    await http.down();
-    // Let the client's pool see its kept-alive socket closed, so the next call meets a refusal.
-    await new Promise((resolve) => setTimeout(resolve, 200));
     const call = echo.invoke({ text: "after" });
     while (!events.some((e) => e.type === "retry")) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(events.find((e) => e.type === "retry")).toMatchObject({ delayMs: 8_000, error: { reason: "connection_refused" } });
