@@ -3,7 +3,8 @@
  * close). Tools ask it for the live client at call time, so a reconnect (new process, new
  * session) is invisible to them. Reconnection is lazy: the next call after a close opens a
  * fresh transport. What it knows of requests in flight lives in its RequestTracker, its tools
- * in its ToolCatalog, and whether the client is ours or the user's in its ClientSource.
+ * in its ToolCatalog, whether the client is ours or the user's in its ClientSource, and which
+ * client it holds now (its generation, session and era) in its CurrentClient.
  */
 import type { Transport } from "@modelcontextprotocol/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -13,10 +14,11 @@ import { normalize, type ExitInfo } from "../errors/normalize.js";
 import type { LogLevel, McpEventListener } from "../events.js";
 import { raceAbort, withDeadline } from "../policy/abort.js";
 import type { Listing } from "./catalogCache.js";
-import { eraOf, protocolVersionOf, type AnyClient, type ProtocolEra } from "./clients.js";
-import { OwnClient, UserClient, type ClientSource, type Opened } from "./clientSource.js";
-import { withConnectTimeout, type ConnectAttempt } from "./connect.js";
+import type { ProtocolEra } from "./clients.js";
+import { OwnClient, UserClient, type ClientSource } from "./clientSource.js";
+import { withConnectTimeout } from "./connect.js";
 import { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
+import { CurrentClient, type Lease } from "./CurrentClient.js";
 import type { InputHandler } from "./input.js";
 import { ListenWatch } from "./listenWatch.js";
 import { ReconnectBackoff } from "./reconnectBackoff.js";
@@ -26,26 +28,15 @@ import { ToolCatalog } from "./ToolCatalog.js";
 import { StderrTail } from "./transports.js";
 
 export { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
-
-/** A live client and the generation it belongs to; a call keeps both to tell what happened during it. */
-export interface Lease {
-  client: AnyClient;
-  generation: number;
-  /** Did the connection hold a session id when the call started? */
-  hadSession: boolean;
-}
+export type { Lease } from "./CurrentClient.js";
 
 /** How long `close()` waits for the client to let go (a session's DELETE, a process's exit) before it returns anyway. */
 const CLOSE_WAIT_MS = 1000;
 
 export class Connection {
-  /** The adopted client, while there is one. */
-  private opened: Opened | undefined;
+  /** The client held now, its generation and whether it is live. */
+  private readonly client: CurrentClient;
   private connecting: Promise<Lease> | undefined;
-  private generation = 0;
-  private live = false;
-  /** The generation last retired without a close, its calls left to end on their own (see `invalidate`). */
-  private retiredByAnswer = -1;
   /** Aborts once the toolkit closes: ends a backoff wait or a connect at once. */
   private readonly closing = new AbortController();
   private readonly stderr: StderrTail;
@@ -62,7 +53,9 @@ export class Connection {
   readonly logs: ServerLogs;
   private readonly connectTimeoutMs: number;
   /** How the last connection ended, for error messages. */
-  lastExit: ExitInfo | undefined;
+  get lastExit(): ExitInfo | undefined {
+    return this.client.lastExit;
+  }
   /** Why the last connect failed, until one succeeds: the cause a call waiting on the next one reports. */
   get lastConnectError(): McpToolError | undefined {
     return this.backoff.lastError;
@@ -87,6 +80,7 @@ export class Connection {
       "client" in config
         ? new UserClient(config.client)
         : new OwnClient(name, config, clientInfo, this.requests.probe, this.stderr, this.catalog, this.logs, this.connectTimeoutMs, this.reconnect.enabled);
+    this.client = new CurrentClient(name, this.source, this.catalog, this.requests.probe, this.stderr, this.closing.signal);
   }
 
   /** The server's URL, for HTTP servers. */
@@ -115,31 +109,21 @@ export class Connection {
    * first call connects (in the era the entry learnt) without listing while the entry holds.
    */
   seed(listing: Listing): void {
-    if (this.generation === 0) this.catalog.seed(listing);
+    if (this.client.generation === 0) this.catalog.seed(listing);
   }
 
   /** Has this connection never connected, and holds tools from a catalog that still hold? Then nothing need connect yet. */
   get fromCatalog(): boolean {
-    return this.generation === 0 && this.catalog.fresh() !== undefined;
+    return this.client.generation === 0 && this.catalog.fresh() !== undefined;
   }
 
   get sessionId(): string | undefined {
-    return (this.opened?.transport as { sessionId?: string } | undefined)?.sessionId;
+    return this.client.sessionId;
   }
 
-  /** Is the current client usable? */
-  private isLive(): boolean {
-    return this.live && this.opened !== undefined && this.source.isLive(this.opened);
-  }
-
-  /**
-   * Did the connection a lease came from close (or get replaced) since the lease was taken? Not
-   * when it was retired because the server answered (an expired session): its transport stayed
-   * open, and each call on it has its own answer.
-   */
+  /** Did the connection a lease came from close (or get replaced) since the lease was taken? See CurrentClient. */
   closedSince(lease: Lease): boolean {
-    if (lease.generation === this.retiredByAnswer) return false;
-    return lease.generation !== this.generation || !this.isLive();
+    return this.client.closedSince(lease);
   }
 
   /** Does a reset or a broken response stream lose only the request it hit? Over stdio the pipe is the connection. */
@@ -159,12 +143,12 @@ export class Connection {
 
   /** The protocol version of the live connection, if there is one. */
   get protocolVersion(): string | undefined {
-    return this.isLive() ? protocolVersionOf(this.opened!.client) : undefined;
+    return this.client.protocolVersion;
   }
 
   /** The protocol era of the live connection, if there is one. */
   get era(): ProtocolEra | undefined {
-    return this.isLive() ? eraOf(this.opened!.client) : undefined;
+    return this.client.era;
   }
 
   /**
@@ -173,13 +157,13 @@ export class Connection {
    * false when this connection already was that renegotiation, and the error is final.
    */
   versionRefused(lease: Lease): boolean {
-    return this.source.versionRefused(lease.generation, lease.generation === this.generation);
+    return this.source.versionRefused(lease.generation, lease.generation === this.client.generation);
   }
 
   /** The live client if there is one now, without waiting; `undefined` when a (re)connect is needed. */
   current(): Lease | undefined {
-    if (this.closing.signal.aborted || !this.isLive()) return undefined;
-    return { client: this.opened!.client, generation: this.generation, hadSession: this.sessionId !== undefined };
+    if (this.closing.signal.aborted) return undefined;
+    return this.client.lease();
   }
 
   /** Did the toolkit close this connection? */
@@ -192,7 +176,7 @@ export class Connection {
     if (this.isClosed) return Promise.reject(McpToolError.of("closed", `The toolkit was closed; server '${this.name}' can no longer be called.`, { serverName: this.name }));
     const live = this.current();
     if (live) return Promise.resolve(live);
-    if (this.generation > 0 && !this.source.reconnects) {
+    if (this.client.generation > 0 && !this.source.reconnects) {
       return Promise.reject(McpToolError.of("not_connected", `The connection to server '${this.name}' is closed and reconnection is off.`, { serverName: this.name, transient: false }));
     }
     // The attempt is shared by every caller waiting for it, so it runs under its own connect
@@ -210,7 +194,7 @@ export class Connection {
   async refreshTools(signal?: AbortSignal): Promise<Tool[]> {
     const lease = await this.lease(signal);
     const listing = await raceAbort(this.catalog.read(lease.client), signal);
-    this.catalog.replace(listing, lease.generation === this.generation);
+    this.catalog.replace(listing, lease.generation === this.client.generation);
     return listing.tools;
   }
 
@@ -222,13 +206,10 @@ export class Connection {
    * by a close.
    */
   async invalidate(lease: Lease, drain = false): Promise<void> {
-    if (lease.generation !== this.generation || !this.live) return;
-    this.live = false;
-    if (!drain) return this.release(false);
-    const retiring = this.opened;
-    this.retiredByAnswer = lease.generation;
-    this.catalog.stop();
-    this.opened = undefined;
+    if (!this.client.holds(lease)) return;
+    this.client.down();
+    if (!drain) return this.client.release(false);
+    const retiring = this.client.retire(lease);
     if (retiring) void this.requests.afterCurrent().then(() => this.source.release(retiring, false));
   }
 
@@ -241,7 +222,7 @@ export class Connection {
    * toolkit cannot open another, and the user's may still reach the server once it is back.
    */
   refused(lease: Lease): Promise<void> {
-    if (lease.generation !== this.generation || !this.live) return Promise.resolve();
+    if (!this.client.holds(lease)) return Promise.resolve();
     this.requests.probe.serverGone?.(new Error("the server refused a new connection: its process is gone"));
     return lease.hadSession && this.source.reconnects ? this.invalidate(lease, true) : Promise.resolve();
   }
@@ -255,21 +236,21 @@ export class Connection {
   async close(): Promise<void> {
     if (this.isClosed) return;
     this.closing.abort(new ToolkitClosedError(this.name));
-    this.live = false;
+    this.client.down();
     this.requests.endAll(this.closing.signal.reason);
     const abandoned = this.source.abandon();
-    const released = this.release(true);
+    const released = this.client.release(true);
     const letGo = Promise.allSettled([abandoned, released, this.connecting]);
     await withDeadline(CLOSE_WAIT_MS, undefined, () => letGo, () => undefined).catch(() => undefined);
   }
 
   private async open(): Promise<Lease> {
-    const isReconnect = this.generation > 0;
+    const isReconnect = this.client.generation > 0;
     try {
       await this.backoff.turn(this.closing.signal);
       // Past the timeout, what the attempt opened (a process, a socket) is stopped before it rejects.
-      const stop = () => Promise.allSettled([this.source.abandon(), this.release(false)]);
-      const connect = () => withConnectTimeout(this.connectTimeoutMs, this.name, this.closing.signal, (attempt) => this.establish(attempt), stop);
+      const stop = () => Promise.allSettled([this.source.abandon(), this.client.release(false)]);
+      const connect = () => withConnectTimeout(this.connectTimeoutMs, this.name, this.closing.signal, (attempt) => this.client.establish(attempt), stop);
       // A connect whose pooled socket a proxy closed while it sat idle (a slow handshake) meets
       // "other side closed": the handshake is safe to repeat, so it is, once, at once.
       const lease = await connect().catch((error: unknown) => {
@@ -292,44 +273,12 @@ export class Connection {
     }
   }
 
-  private async establish(attempt: ConnectAttempt): Promise<Lease> {
-    await this.release(false);
-    this.requests.probe.exit = undefined;
-    this.requests.probe.responses.clear();
-    const opened = await this.source.open(attempt);
-    if (this.isClosed) {
-      await this.source.release(opened, true);
-      throw new ToolkitClosedError(this.name);
-    }
-    const generation = ++this.generation;
-    this.opened = opened;
-    this.catalog.connected(opened);
-    this.live = true;
-    this.source.adopt(opened, generation, () => generation === this.generation, { onClose: (transportError) => this.ended(transportError) });
-    return { client: opened.client, generation, hadSession: this.sessionId !== undefined };
-  }
-
-  /** The adopted client closed: record how, for the errors of the calls it took down. */
-  private ended(transportError: string | undefined): void {
-    this.live = false;
-    const exit: ExitInfo = { ...(this.requests.probe.exit ?? (this.stderr.text() ? { stderrTail: this.stderr.text() } : {})) };
-    if (transportError) exit.transportError = transportError;
-    this.lastExit = Object.keys(exit).length > 0 ? exit : undefined;
-  }
-
   /** The legacy SSE transport's event stream broke: every answer it was to carry is lost. */
   private eventStreamLost(transport: Transport, error: unknown): void {
-    if (transport !== this.opened?.transport) return;
+    if (transport !== this.client.transport) return;
     this.requests.endRequests(new StreamLostError(error, true));
     // The SDK would re-attach to a fresh, never-initialized session; the next call re-initializes instead.
-    this.live = false;
-    void this.release(false);
-  }
-
-  private async release(terminate: boolean): Promise<void> {
-    this.catalog.stop();
-    const opened = this.opened;
-    this.opened = undefined;
-    if (opened) await this.source.release(opened, terminate);
+    this.client.down();
+    void this.client.release(false);
   }
 }
