@@ -1,7 +1,5 @@
 import { BaseToolkit } from "@langchain/core/tools";
-import type { JSONSchema } from "@langchain/core/utils/json_schema";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_CLIENT_INFO, DEFAULT_ERROR_OPTIONS, DEFAULT_SERVER_OPTIONS, validateConfig, type McpToolkitConfig } from "../config/index.js";
+import { DEFAULT_CLIENT_INFO, DEFAULT_SERVER_OPTIONS, validateConfig, type McpToolkitConfig } from "../config/index.js";
 import { redactError, type ModelTextOptions } from "../errors/text.js";
 import { collectSecrets } from "../config/secrets.js";
 import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType, type ServerStatus } from "../events.js";
@@ -17,13 +15,12 @@ import type { ResolvedPolicy } from "../policy/resolve.js";
 import { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
 import type { ToolRuntime } from "./toolCall.js";
 import { ToolCaller } from "./toolCaller.js";
-import { McpTool } from "./McpTool.js";
+import type { McpTool } from "./McpTool.js";
 import { currentToolRun, forwardToToolRuns } from "./runEvents.js";
-import { exposedNames } from "./toolNames.js";
 import { ServerConnects } from "./serverConnects.js";
 import type { ToolkitCatalog } from "../mcp/catalogCache.js";
 import { exportCatalog, startFromCatalogs, type SharedCatalogs } from "./catalog.js";
-import { isOffered } from "./toolFilter.js";
+import { ToolBuilder, renamedOf, type BuiltTool } from "./toolBuilder.js";
 
 /**
  * MCP servers as LangChain tools that never crash the agent.
@@ -49,6 +46,8 @@ export class McpToolkit extends BaseToolkit {
   private readonly telemetry: ToolkitTelemetry;
   /** Calls the tools: their runtimes, the pipeline, fallbacks. */
   private readonly caller: ToolCaller;
+  /** Names and builds the tools a server lists, for this toolkit to offer. */
+  private readonly builder: ToolBuilder;
   private closed = false;
   /** The shared state on Redis, when `sharedState` is set. */
   private fleet: { close(): void; catalogs: SharedCatalogs } | undefined;
@@ -82,6 +81,7 @@ export class McpToolkit extends BaseToolkit {
       });
     }
     this.caller = new ToolCaller({ config, connections: this.connections, guards: this.guards, events: this.events, telemetry: this.telemetry });
+    this.builder = new ToolBuilder({ config, connections: this.connections, caller: this.caller, text: () => this.textOptions() });
     this.connects = new ServerConnects({
       config,
       connections: this.connections,
@@ -247,46 +247,12 @@ export class McpToolkit extends BaseToolkit {
     return back;
   }
 
-  /**
-   * Names tools (unique: see toolNames.ts) and builds each tool's runtime and policy once; tools
-   * already built are kept. Returns the tools it exposed.
-   */
+  /** Builds the servers' tools not built yet (see toolBuilder.ts) and offers them; tools already built are kept. */
   private buildTools(newServers: string[]): BuiltTool[] {
-    const incoming: { server: string; tool: Tool }[] = [];
-    for (const server of newServers) {
-      for (const tool of this.connections.get(server)!.tools) {
-        if (this.caller.has(server, tool.name)) continue;
-        if (isOffered(this.config, server, tool)) incoming.push({ server, tool });
-        // A hidden tool is still known: a fallback may call it, and it is not offered later.
-        else this.caller.runtimeFor(server, tool, tool.name);
-      }
-    }
-    const names = exposedNames(incoming, new Set(this.tools.map((t) => t.name)), this.config.prefixToolNames === true);
-    return incoming.map(({ server, tool }, i) => {
-      const { name, renamed } = names[i]!;
-      const made = this.makeTool(server, tool, name);
+    return this.builder.build(newServers, this.tools, (made, runtime) => {
+      this.byName.set(made.name, runtime);
       this.tools.push(made);
       this.toolsByName.set(made.name, made);
-      return { server, name, mcpName: tool.name, renamed };
-    });
-  }
-
-  private makeTool(server: string, tool: Tool, name: string): McpTool {
-    const runtime = this.caller.runtimeFor(server, tool, name);
-    this.byName.set(name, runtime);
-    return new McpTool({
-      name,
-      description: tool.description ?? tool.title ?? tool.name,
-      schema: (tool.inputSchema ?? { type: "object", properties: {} }) as JSONSchema,
-      metadata: {
-        serverName: server,
-        mcpToolName: tool.name,
-        idempotent: runtime.policy.idempotent,
-        ...(tool.annotations ? { annotations: tool.annotations } : {}),
-      },
-      execute: this.caller.executor(runtime),
-      errorMode: this.config.errors?.mode ?? DEFAULT_ERROR_OPTIONS.mode,
-      text: () => this.textOptions(),
     });
   }
 
@@ -299,16 +265,4 @@ export class McpToolkit extends BaseToolkit {
       ...(errors.maxLength !== undefined ? { maxLength: errors.maxLength } : {}),
     };
   }
-}
-
-/** A tool a toolkit exposed, with the name a clash may have changed. */
-interface BuiltTool {
-  server: string;
-  name: string;
-  mcpName: string;
-  renamed: boolean;
-}
-
-function renamedOf(built: readonly BuiltTool[]): { name: string; mcpName: string }[] {
-  return built.filter((t) => t.renamed).map(({ name, mcpName }) => ({ name, mcpName }));
 }
