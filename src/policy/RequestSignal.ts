@@ -5,8 +5,9 @@
  * Why not an AbortSignal: on Node 20 each one is built as an EventTarget whose prototype is
  * then changed before its fields are added, so V8 gives every signal a hidden class of its
  * own: about 10 µs and 0.8 KB each, and every site that reads a signal turns megamorphic.
- * This one is a plain class. Only AttemptScope makes and fires it; anything that may hand a
- * signal on (to user code, to `AbortSignal.any`, to fetch) gets the scope's real `signal`.
+ * This one is a plain class. AttemptScope is one (a subclass, so an attempt holds one object
+ * for both, not two); anything that may hand a signal on (to user code, to `AbortSignal.any`,
+ * to fetch) gets the scope's real `signal`.
  */
 export class RequestSignal {
   /** The SDK adds one listener per request: it needs no array. */
@@ -44,6 +45,11 @@ export class RequestSignal {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason;
+    this.notify();
+  }
+
+  /** Calls each listener once, after `aborted` and `reason` are set (a subclass may abort more in between). */
+  protected notify(): void {
     const { first, more } = this;
     this.first = this.more = undefined;
     if (!this.onabort && !first) return;

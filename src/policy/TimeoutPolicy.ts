@@ -23,27 +23,25 @@ export type Expiry = { timeout: number } | { maxTotalTimeout: number };
  * SDK send `notifications/cancelled`, so the server stops its work too. The SDK's own timer
  * is only a backstop far behind ours.
  *
- * The attempt is seen through two signals of one state, each made on first use: `signal`, a
- * real AbortSignal, for whatever may hand it on (an input handler, a hook, a reconnect, a
- * task); and `requestSignal`, for the SDK's request alone. On Node 20 every AbortSignal is
- * an object with a hidden class of its own (its fields are added after a prototype change),
- * which costs about 10 µs and 0.8 KB per attempt; the request's signal costs neither.
+ * The attempt is seen through two signals of one state: `signal`, a real AbortSignal made on
+ * first use, for whatever may hand it on (an input handler, a hook, a reconnect, a task); and
+ * `requestSignal`, for the SDK's request alone, which is the scope itself (a RequestSignal:
+ * its `aborted` and `reason` are the attempt's). On Node 20 every AbortSignal is an object
+ * with a hidden class of its own (its fields are added after a prototype change), which costs
+ * about 10 µs and 0.8 KB per attempt; the request's signal costs neither.
  */
-export class AttemptScope {
+export class AttemptScope extends RequestSignal {
   private timer: NodeJS.Timeout | undefined;
   private totalTimer: NodeJS.Timeout | undefined;
-  /** Why the attempt ended early; `undefined` while it has not. */
-  private why: unknown = undefined;
-  private ended = false;
   /** Set when one of our timers fired: which, and its length. */
   private expiry: Expiry | undefined;
   private controller: AbortController | undefined;
-  private request: RequestSignal | undefined;
 
   constructor(
     readonly options: AttemptTimeoutOptions,
     readonly callerSignal?: AbortSignal,
   ) {
+    super(false, undefined);
     if (callerSignal?.aborted) {
       this.abort(callerSignal.reason);
       return;
@@ -59,7 +57,7 @@ export class AttemptScope {
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
-      if (this.ended) this.controller.abort(this.why);
+      if (this.aborted) this.controller.abort(this.reason);
     }
     return this.controller.signal;
   }
@@ -67,17 +65,13 @@ export class AttemptScope {
   /**
    * The signal of the SDK's tools/call request, and nothing else: both SDK lines read only its
    * `aborted`, `reason`, `throwIfAborted` and abort listeners (pinned in test/mcp/requestSignal.test.ts).
-   * Where the attempt's AbortSignal exists already, it is that one.
+   * Where the attempt's AbortSignal exists already, it is that one; otherwise the scope itself.
+   * Its `aborted` (inherited): has the attempt ended early (our timer, the caller, the
+   * toolkit's close, a broken stream)? Its `reason`: why, if it did.
    */
   get requestSignal(): AbortSignal {
     if (this.controller) return this.controller.signal;
-    this.request ??= new RequestSignal(this.ended, this.why);
-    return this.request as unknown as AbortSignal;
-  }
-
-  /** Has the attempt ended early (our timer, the caller, the toolkit's close, a broken stream)? */
-  get aborted(): boolean {
-    return this.ended;
+    return this as unknown as AbortSignal;
   }
 
   /** Did one of our timers fire? */
@@ -90,18 +84,18 @@ export class AttemptScope {
     return this.expiry;
   }
 
-  /** Why the attempt ended early, if it did. */
-  get reason(): unknown {
-    return this.why;
-  }
-
   /** Ends the attempt with `reason` (the first reason stands): both signals abort. */
   abort(reason: unknown): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.why = reason;
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
     this.controller?.abort(reason);
-    this.request?.fire(reason);
+    this.notify();
+  }
+
+  /** The scope is fired only through `abort`, which aborts its AbortSignal too. */
+  override fire(reason: unknown): void {
+    this.abort(reason);
   }
 
   /** The caller's signal aborted. */
@@ -116,7 +110,7 @@ export class AttemptScope {
 
   /** For `onprogress`: restarts the attempt's timeout when the policy says so. */
   progress(): void {
-    if (this.options.resetTimeoutOnProgress && !this.ended) this.arm();
+    if (this.options.resetTimeoutOnProgress && !this.aborted) this.arm();
   }
 
   private arm(): void {
@@ -127,7 +121,7 @@ export class AttemptScope {
 
   /** @internal Our timer fired (or the total cap, with `data`). */
   expire(data: Expiry): void {
-    if (this.ended) return;
+    if (this.aborted) return;
     this.expiry = data;
     // The SDK's own timeout error shape, so the error reads the same whichever timer fired.
     // The v2 client passes an SdkError through as the call's rejection (any other reason it
