@@ -55,13 +55,8 @@ export function toolGone(identity: ToolIdentity, attempts: number): McpToolError
  * call unsent). If it is gone, the listing has removed it from the toolkit.
  */
 export class ToolCall implements TaskCall, AttemptRecovery {
-  /** The task policy (TaskCall). */
-  readonly policy: TaskPolicy;
-  /** The call's timeout, which bounds a whole task (TaskCall). */
-  readonly timeoutMs: number;
   /** The task this call created and has not seen end (TaskCall). */
   id?: string;
-  readonly onStatus: NonNullable<TaskCall["onStatus"]>;
   private refreshed = false;
 
   constructor(
@@ -71,10 +66,21 @@ export class ToolCall implements TaskCall, AttemptRecovery {
     private readonly context: CallContext,
     /** The LangChain config the tool was invoked with, for the interception hooks. */
     private readonly config?: RunnableConfig,
-  ) {
-    this.policy = runtime.policy.task;
-    this.timeoutMs = runtime.policy.timeoutMs;
-    this.onStatus = runtime.onTaskStatus;
+  ) {}
+
+  // TaskCall's fields are read from the tool's runtime, not copied into every call.
+  /** The task policy (TaskCall). */
+  get policy(): TaskPolicy {
+    return this.runtime.policy.task;
+  }
+
+  /** The call's timeout, which bounds a whole task (TaskCall). */
+  get timeoutMs(): number {
+    return this.runtime.policy.timeoutMs;
+  }
+
+  get onStatus(): NonNullable<TaskCall["onStatus"]> {
+    return this.runtime.onTaskStatus;
   }
 
   /** The pipeline's attempt for every call of every tool: made once. */
@@ -85,7 +91,7 @@ export class ToolCall implements TaskCall, AttemptRecovery {
     const { runtime } = this;
     if (runtime.removed) return this.sendIfBack(scope, n, meta);
     if (runtime.intercept) return this.intercepted(runtime.intercept, scope, n, meta);
-    return callToolOnce(runtime.target, this.args, scope, n, this.context, this.signal, meta, this, this, this.progressHere());
+    return callToolOnce(runtime.target, this.args, scope, n, this.context, this.signal, meta, this, this.progressHere());
   }
 
   /**
@@ -108,7 +114,7 @@ export class ToolCall implements TaskCall, AttemptRecovery {
     if (hooks.before) plan = await this.hook("beforeToolCall", scope, n, "not_sent", () => hooks.before!(context));
     const args = plan?.args ?? this.args;
     const withMeta = plan?.meta ? { ...plan.meta, ...meta } : meta;
-    const result = await callToolOnce(target, args, scope, n, this.context, this.signal, withMeta as Record<string, string> | undefined, this, this, this.progressHere(), plan?.headers);
+    const result = await callToolOnce(target, args, scope, n, this.context, this.signal, withMeta as Record<string, string> | undefined, this, this.progressHere(), plan?.headers);
     if (!hooks.after) return result;
     return (await this.hook("afterToolCall", scope, n, "executed", () => hooks.after!({ ...context, args }, result))) ?? result;
   }
@@ -153,7 +159,7 @@ export class ToolCall implements TaskCall, AttemptRecovery {
       await scope.wait(runtime.target.connection.refreshTools(scope.signal)).catch(() => undefined);
     }
     if (runtime.removed) throw toolGone(runtime.identity, n);
-    return callToolOnce(runtime.target, this.args, scope, n, this.context, this.signal, meta, this, this, this.progressHere());
+    return callToolOnce(runtime.target, this.args, scope, n, this.context, this.signal, meta, this, this.progressHere());
   }
 
   handles(error: unknown): boolean {

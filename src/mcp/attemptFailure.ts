@@ -9,7 +9,7 @@ import { normalize, type NormalizeContext } from "../errors/normalize.js";
 import { REASONS } from "../errors/reasons.js";
 import type { CallContext } from "../policy/abort.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
-import type { AttemptRecovery, Progress, ToolTarget, TrackedAttempt } from "./callTool.js";
+import type { AttemptRecovery, Progress, ToolTarget } from "./callTool.js";
 import { StreamLostError, ToolkitClosedError, type Connection, type Lease } from "./Connection.js";
 import type { TaskCall } from "./taskCall.js";
 
@@ -32,17 +32,15 @@ export interface AttemptFacts {
   lease?: Lease;
   /** The JSON-RPC id of the request, where it was seen being written. */
   id?: number;
-  /** `Date.now()` when the attempt began: the server's warnings since then go into its error's data. */
-  startedAt: number;
+  /** The server's log mark when the attempt began (`ServerLogs.mark`): its warnings since then go into its error's data. */
+  logMark: number;
   /** Had the attempt been aborted before it was sent? Then the SDK refuses it unsent. */
   abortedBeforeSend: boolean;
-  /** The attempt's tracked requests, where they are tracked; its controller carries why the attempt was ended. */
-  tracked?: TrackedAttempt;
 }
 
 /** Why the attempt was ended from outside the SDK (the toolkit closed, its stream broke), if it was. */
 function endedBy(facts: AttemptFacts): unknown {
-  return facts.tracked ? facts.tracked.controller.signal.reason : facts.scope.reason;
+  return facts.scope.reason;
 }
 
 /**
@@ -67,7 +65,7 @@ export function settled(facts: AttemptFacts, thrown: unknown): McpToolError | Pr
 
 function classify(facts: AttemptFacts, thrown: unknown): McpToolError {
   const { lease, target } = facts;
-  const error = withServerLogs(classifyFailure(facts, thrown), target.connection, facts.startedAt);
+  const error = withServerLogs(classifyFailure(facts, thrown), target.connection, facts.logMark);
   return lease && diedWithConnection(error, target.connection, endedBy(facts)) ? withGeneration(error, lease.generation) : error;
 }
 
@@ -75,11 +73,11 @@ function classify(facts: AttemptFacts, thrown: unknown): McpToolError {
  * `data.serverLogs`: what the server logged at warning or above while the attempt ran, for the
  * artifact and events (the model's text never shows data). Redacted with the error on its way out.
  */
-export function withServerLogs(error: McpToolError, connection: Connection, since: number): McpToolError {
-  const lines = connection.logs.since(since);
+export function withServerLogs(error: McpToolError, connection: Connection, mark: number): McpToolError {
+  const lines = connection.logs.since(mark);
   const data = error.data;
   if (lines.length === 0 || (data !== undefined && (typeof data !== "object" || data === null || Array.isArray(data)))) return error;
-  return error.with({ data: { ...(data as Record<string, unknown> | undefined), serverLogs: lines.map(({ at: _at, ...line }) => line) } });
+  return error.with({ data: { ...(data as Record<string, unknown> | undefined), serverLogs: lines.map(({ seq: _seq, ...line }) => line) } });
 }
 
 function classifyFailure(facts: AttemptFacts, thrown: unknown): McpToolError {

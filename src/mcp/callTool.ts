@@ -40,6 +40,9 @@ export interface AttemptRecovery {
   retry<T>(error: unknown, scope: AttemptScope, again: () => Promise<T>): Promise<T>;
 }
 
+/** The call an attempt is one of, as the attempt sees it: its task, and its recovery. */
+export type CallOfAttempt = TaskCall & AttemptRecovery;
+
 /**
  * One attempt at an MCP tool call, the same way for every call: under its scope (our timer, the
  * caller's signal), it takes the live client or waits for the (re)connect, sends the call (or
@@ -56,14 +59,13 @@ export function callToolOnce(
   context: CallContext,
   callerSignal: AbortSignal | undefined,
   meta?: Record<string, string>,
-  task?: TaskCall,
-  recovery?: AttemptRecovery,
+  call?: CallOfAttempt,
   progress?: (progress: Progress) => void,
   headers?: Record<string, string>,
 ): Promise<CallToolResult> {
-  const facts = new TrackedAttempt(target, args, scope, attempt, context, callerSignal, meta, task, recovery, progress, headers);
+  const facts = new TrackedAttempt(target, args, scope, attempt, context, callerSignal, meta, call, progress, headers);
   const params: CallParams = meta ? { name: target.mcpName, arguments: args, _meta: meta } : { name: target.mcpName, arguments: args };
-  return attemptOnce(facts, params, task);
+  return attemptOnce(facts, params, call);
 }
 
 /**
@@ -126,7 +128,7 @@ function failedAttempt(facts: TrackedAttempt, thrown: unknown): Promise<CallTool
 export class TrackedAttempt implements AttemptFacts, RequestIds {
   lease?: Lease;
   id?: number;
-  readonly startedAt = Date.now();
+  readonly logMark: number;
   abortedBeforeSend = false;
   /** The ids of the attempt's requests before the latest (`id`): input rounds send several. */
   private earlierIds: number[] | undefined;
@@ -139,20 +141,20 @@ export class TrackedAttempt implements AttemptFacts, RequestIds {
     readonly context: CallContext,
     readonly callerSignal: AbortSignal | undefined,
     readonly meta: Record<string, string> | undefined,
-    readonly task: TaskCall | undefined,
-    readonly recovery: AttemptRecovery | undefined,
+    /** The call this attempt is one of: its task, and its recovery (one object for both). */
+    readonly call: CallOfAttempt | undefined,
     readonly progress: ((progress: Progress) => void) | undefined,
     readonly headers: Record<string, string> | undefined,
-  ) {}
-
-  /** attemptFailure.ts reads why the attempt was ended from outside here. */
-  get tracked(): this {
-    return this;
+  ) {
+    this.logMark = target.connection.logs.mark();
   }
 
-  /** What attemptFailure.ts reads the end's reason from: the scope's reason, with no AbortSignal made for it. */
-  get controller(): { readonly signal: { readonly reason: unknown } } {
-    return { signal: { reason: this.scope.reason } };
+  get task(): TaskCall | undefined {
+    return this.call;
+  }
+
+  get recovery(): AttemptRecovery | undefined {
+    return this.call;
   }
 
   private get requests(): RequestTracker {
@@ -197,10 +199,10 @@ function callOptions(facts: TrackedAttempt, client: AnyClient): CallOptions {
 }
 
 /** A failed attempt: settled by the call's recovery where that applies, otherwise its error. */
-function recoverOrReject(error: unknown, facts: AttemptFacts): Promise<CallToolResult> {
+function recoverOrReject(error: unknown, facts: TrackedAttempt): Promise<CallToolResult> {
   const { recovery } = facts;
   if (!recovery?.handles(error)) return Promise.reject(error);
-  const again = () => callToolOnce(facts.target, facts.args, facts.scope, facts.attempt, facts.context, facts.callerSignal, facts.meta, facts.task, recovery, facts.progress, facts.headers);
+  const again = () => callToolOnce(facts.target, facts.args, facts.scope, facts.attempt, facts.context, facts.callerSignal, facts.meta, facts.call, facts.progress, facts.headers);
   return recovery.retry(error, facts.scope, again);
 }
 
@@ -225,7 +227,7 @@ function progressOptions(target: ToolTarget, scope: AttemptScope, heard: ((progr
 function domainError(result: CallToolResult, facts: AttemptFacts): McpToolError | undefined {
   if ((result as { isError?: unknown }).isError !== true) return undefined;
   const error = fromResult(result, { ...facts.context, attempts: facts.attempt });
-  return error && withServerLogs(error, facts.target.connection, facts.startedAt);
+  return error && withServerLogs(error, facts.target.connection, facts.logMark);
 }
 
 /**

@@ -20,8 +20,8 @@ export interface ServerLogLine {
   level: LogLevel;
   logger?: string;
   data: unknown;
-  /** `Date.now()` when it arrived. */
-  at: number;
+  /** Its place among the lines the connection has heard (`ServerLogs.mark`). */
+  seq: number;
 }
 
 export function atLeast(level: LogLevel, floor: LogLevel): boolean {
@@ -30,6 +30,8 @@ export function atLeast(level: LogLevel, floor: LogLevel): boolean {
 
 export class ServerLogs {
   private readonly recent: ServerLogLine[] = [];
+  /** How many warning-or-worse lines were heard: a count, not a clock, so two lines of one millisecond stay apart and a mark is a small integer. */
+  private heardCount = 0;
 
   constructor(
     private readonly serverName: string,
@@ -43,15 +45,20 @@ export class ServerLogs {
     client.setNotificationHandler("notifications/message", (notification) => this.heard(notification.params as { level: LogLevel; logger?: string; data: unknown }));
   }
 
-  /** The warning-or-worse lines that arrived since `since` (`Date.now()`), oldest first. */
-  since(since: number): ServerLogLine[] {
-    return this.recent.filter((line) => line.at >= since);
+  /** Where the log stands now: `since` a mark gives the lines heard after it. */
+  mark(): number {
+    return this.heardCount;
+  }
+
+  /** The warning-or-worse lines heard after `mark`, oldest first. */
+  since(mark: number): ServerLogLine[] {
+    return this.recent.filter((line) => line.seq > mark);
   }
 
   private heard({ level, logger, data }: { level: LogLevel; logger?: string; data: unknown }): void {
     if (!LOG_LEVELS.includes(level)) return;
     if (atLeast(level, "warning")) {
-      this.recent.push({ level, ...(logger ? { logger } : {}), data, at: Date.now() });
+      this.recent.push({ level, ...(logger ? { logger } : {}), data, seq: ++this.heardCount });
       if (this.recent.length > KEPT) this.recent.shift();
     }
     if (this.level && !atLeast(level, this.level)) return;

@@ -90,9 +90,8 @@ function runCall<T, I>(spec: PipelineSpec<T, I>, signal: AbortSignal | undefined
  * breaker, then the attempt under its own scope.
  */
 class PipelineCall<T, I> {
+  /** When the call began: its duration, and the retry policy's `maxRetryTime` counts from it. */
   private readonly started = performance.now();
-  /** When the first attempt began, for the retry policy's `maxRetryTime`. */
-  private retryStarted = 0;
   private attempts = 0;
   /** Was this call re-sent on a new session after the server forgot its old one? Once at most. */
   private resent = false;
@@ -112,7 +111,6 @@ class PipelineCall<T, I> {
   run(): Promise<WithFallback<T>> {
     const { events, context } = this.spec;
     if (this.reports("call")) events!.emit({ type: "call", ...context });
-    this.retryStarted = performance.now();
     return this.attempt(1).then(
       (value) => this.succeeded({ value }),
       (first: unknown) => this.firstFailed(first),
@@ -258,7 +256,7 @@ class PipelineCall<T, I> {
         ...(listening ? { listening } : {}),
         ...(events ? { onRetry: (error, n, delayMs) => events.emit({ type: "retry", ...context, attempt: n, delayMs, error }) } : {}),
       };
-      return retryAfterFirst(first as McpToolError, verdict, (n) => this.retryAttempt(n), policy.retry, hooks, this.retryStarted);
+      return retryAfterFirst(first as McpToolError, verdict, (n) => this.retryAttempt(n), policy.retry, hooks, this.started);
     };
     return runWithFallback(retried, spec.fallback, signal);
   }
