@@ -31,14 +31,16 @@ export interface McpToolMetadata extends Record<string, unknown> {
 }
 
 /**
- * Runs the call; resolves with what the model reads and the artifact, or rejects with an
- * McpToolError (or a LangGraph control-flow signal), so LangChain's callbacks see it classified.
- * Both executors run the pipeline, which rejects only with those. Whatever else escapes (a bug
- * of ours) is still classified for the model's reply, in `call`.
+ * Runs the call; resolves with what the model reads and the artifact. A failure goes through
+ * `failed` (the tool's, made once per tool), which the executor hands its own last step as the
+ * rejection handler: the call rejects with the error `failed` throws (the redacted copy, or a
+ * LangGraph control-flow signal as it was), so LangChain's callbacks see it classified and
+ * redacted, with no step of the tool's own added to every call for it.
  */
 export type ToolExecutor = (
   args: Record<string, unknown>,
   config: ToolRunnableConfig | undefined,
+  failed: (thrown: unknown) => never,
 ) => Promise<[unknown, unknown]>;
 
 export interface McpToolFields {
@@ -172,16 +174,25 @@ export class McpTool extends StructuredTool {
     runManager?: CallbackManagerForToolRun,
     config?: ToolRunnableConfig,
   ): Promise<[unknown, unknown]> {
-    // The executor rejects classified. What LangChain hands its callbacks (a tracer, a
-    // handleToolError) has left our hands: it is the redacted copy, as a thrown error is.
-    return begin(() => this.run(args, runManager, config)).then(undefined, (thrown: unknown) => {
-      if (isControlFlow(thrown)) throw thrown;
-      const original = this.classify(thrown, args);
-      const safe = redactError(original, this.text());
-      redactedHere.add(safe);
-      throw safe;
-    });
+    try {
+      return this.run(args, runManager, config);
+    } catch (thrown) {
+      return begin(() => this.rejected(thrown));
+    }
   }
+
+  /**
+   * What the call rejects with when it failed (the executor's rejection handler, see
+   * ToolExecutor). What LangChain hands its callbacks (a tracer, a handleToolError) has left
+   * our hands: it is the redacted copy, as a thrown error is. Made once per tool.
+   */
+  private readonly rejected = (thrown: unknown): never => {
+    if (isControlFlow(thrown)) throw thrown;
+    // Nothing the executor rejects with is a LangChain input error: the arguments are not needed.
+    const safe = redactError(this.classify(thrown, undefined), this.text());
+    redactedHere.add(safe);
+    throw safe;
+  };
 
   private run(args: Record<string, unknown>, runManager: CallbackManagerForToolRun | undefined, config: ToolRunnableConfig | undefined): Promise<[unknown, unknown]> {
     // Only when someone listens (a callback handler, a tracer, OpenTelemetry, a LangGraph stream)
@@ -189,10 +200,10 @@ export class McpTool extends StructuredTool {
     const listening = runManager !== undefined && runManager.handlers.length > 0;
     const writer = (config as { writer?: unknown } | undefined)?.writer;
     const streaming = typeof writer === "function";
-    if (!listening && !streaming && !telemetryOn()) return this.execute(args, config);
+    if (!listening && !streaming && !telemetryOn()) return this.execute(args, config, this.rejected);
     const toolCallId = typeof config?.toolCall?.id === "string" ? config.toolCall.id : undefined;
     const run = { ...(listening ? { runManager } : {}), ...(streaming ? { writer: writer as (chunk: unknown) => void } : {}), toolCallId };
-    return withToolRun(run, () => this.execute(args, config));
+    return withToolRun(run, () => this.execute(args, config, this.rejected));
   }
 }
 

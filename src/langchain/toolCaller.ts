@@ -124,7 +124,7 @@ export class ToolCaller {
 
   /** What an McpTool runs for this tool. Chained, not awaited: see policy/chain.ts. */
   executor(runtime: ToolRuntime): ToolExecutor {
-    return (args, config) => begin(() => this.call(runtime, args, config?.signal, false, config)).then(this.toolReply);
+    return (args, config, failed) => begin(() => this.call(runtime, args, config?.signal, false, config)).then(this.toolReply, failed);
   }
 
   /** A call's result as the model reads it, with the artifact. Made once, not per call. */

@@ -77,9 +77,9 @@ export function wrapTool(tool: StructuredToolInterface, options: WrapToolOptions
     }
   };
 
-  const execute = async (args: Record<string, unknown>, config: ToolRunnableConfig | undefined): Promise<[unknown, unknown]> => {
+  const execute = (args: Record<string, unknown>, config: ToolRunnableConfig | undefined, failed: (thrown: unknown) => never): Promise<[unknown, unknown]> => {
     const signal = config?.signal;
-    const { value } = await runPipeline<[unknown, unknown]>(
+    return runPipeline<[unknown, unknown]>(
       {
         context,
         policy,
@@ -89,8 +89,7 @@ export function wrapTool(tool: StructuredToolInterface, options: WrapToolOptions
         ...(events ? { events } : {}),
       },
       signal,
-    );
-    return value;
+    ).then(({ value }) => value, failed);
   };
 
   return new McpTool({
