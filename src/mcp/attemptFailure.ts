@@ -55,10 +55,14 @@ export function settled(facts: AttemptFacts, thrown: unknown): McpToolError | Pr
     // The server changed era under us: renegotiate once; a second refusal is final.
     if (!connection.versionRefused(lease)) return error.with({ transient: false });
   }
-  if (lease && error.reason === "connection_refused") return connection.refused(lease).then(() => Promise.reject(error));
+  if (lease && error.reason === "connection_refused") return connection.refused(lease).then(() => {
+      throw error;
+    });
   const effect = REASONS[error.reason].connection;
   if (lease && (effect === "lost" || (effect === "request" && !connection.breaksArePerRequest))) {
-    return connection.invalidate(lease, REASONS[error.reason].serverAnswered).then(() => Promise.reject(error));
+    return connection.invalidate(lease, REASONS[error.reason].serverAnswered).then(() => {
+      throw error;
+    });
   }
   return error;
 }

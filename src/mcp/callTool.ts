@@ -113,10 +113,15 @@ function answered(facts: TrackedAttempt, result: CallToolResult): CallToolResult
  * its request; a connection the failure broke is dropped before the attempt leaves the tracker.
  */
 function failedAttempt(facts: TrackedAttempt, thrown: unknown): Promise<CallToolResult> {
-  return failed(facts, thrown).catch((error: unknown) => {
-    facts.end(true);
-    return recoverOrReject(error, facts);
-  });
+  const error = failed(facts, thrown);
+  if (error instanceof Promise) return error.catch((dropped: unknown) => leave(facts, dropped));
+  return leave(facts, error);
+}
+
+/** The failed attempt leaves the tracker, and is settled by the call's recovery or rejects. */
+function leave(facts: TrackedAttempt, error: unknown): Promise<CallToolResult> {
+  facts.end(true);
+  return recoverOrReject(error, facts);
 }
 
 /**
@@ -198,10 +203,15 @@ function callOptions(facts: TrackedAttempt, client: AnyClient): CallOptions {
   return options;
 }
 
-/** A failed attempt: settled by the call's recovery where that applies, otherwise its error. */
+/**
+ * A failed attempt: settled by the call's recovery where that applies, otherwise its error is
+ * thrown. Called inside the attempt's promise handlers, so a throw rejects the attempt's own
+ * promise: no rejected promise is made to be adopted (with async hooks on, as in every LangGraph
+ * run, each costs two more microtasks and Node's unhandled-rejection bookkeeping).
+ */
 function recoverOrReject(error: unknown, facts: TrackedAttempt): Promise<CallToolResult> {
   const { recovery } = facts;
-  if (!recovery?.handles(error)) return Promise.reject(error);
+  if (!recovery?.handles(error)) throw error;
   const again = () => callToolOnce(facts.target, facts.args, facts.scope, facts.attempt, facts.context, facts.callerSignal, facts.meta, facts.call, facts.progress, facts.headers);
   return recovery.retry(error, facts.scope, again);
 }
@@ -231,16 +241,16 @@ function domainError(result: CallToolResult, facts: AttemptFacts): McpToolError 
 }
 
 /**
- * Rejects with the attempt's failure, classified; a connection the failure broke is dropped
- * first. Not an async function: most failures leave the connection as it is, and settle at once.
+ * The attempt's failure, classified; where the failure broke the connection, a promise that
+ * rejects with it once the connection is dropped. Most failures leave the connection as it is:
+ * those are returned at once, not as a rejected promise.
  */
-function failed(facts: AttemptFacts, thrown: unknown): Promise<never> {
-  if (isControlFlow(thrown)) return Promise.reject(thrown);
+function failed(facts: AttemptFacts, thrown: unknown): unknown {
+  if (isControlFlow(thrown)) return thrown;
   try {
-    const error = settled(facts, thrown);
-    return error instanceof Promise ? error : Promise.reject(error);
+    return settled(facts, thrown);
   } catch (error) {
-    return Promise.reject(error);
+    return error;
   }
 }
 

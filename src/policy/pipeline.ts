@@ -152,7 +152,10 @@ class PipelineCall<T, I> {
 
   /** A retry's attempt, re-sent once on a new session if the server forgot the old one. */
   private retryAttempt(n: number): Promise<T> {
-    return this.attempt(n).catch((error: unknown) => (this.resendable(error) ? this.resend(n, error) : Promise.reject(error)));
+    return this.attempt(n).catch((error: unknown) => {
+      if (this.resendable(error)) return this.resend(n, error);
+      throw error;
+    });
   }
 
   private attempt(n: number): Promise<T> {
