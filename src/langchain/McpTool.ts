@@ -13,7 +13,7 @@ import { begin } from "../policy/chain.js";
 import { telemetryOn } from "../telemetry/otel.js";
 import { ArgumentCheck } from "./argumentCheck.js";
 import { argumentsLine } from "./argumentText.js";
-import { withToolRun } from "./runEvents.js";
+import { toolRunOf, withToolRun, type ToolRun } from "./runEvents.js";
 
 /**
  * Stands in for the real schema while LangChain's `call` validates input we already checked.
@@ -195,14 +195,14 @@ export class McpTool extends StructuredTool {
   };
 
   private run(args: Record<string, unknown>, runManager: CallbackManagerForToolRun | undefined, config: ToolRunnableConfig | undefined): Promise<[unknown, unknown]> {
-    // Only when someone listens (a callback handler, a tracer, OpenTelemetry, a LangGraph stream)
-    // is the run carried along, so that retries, fallbacks, reconnects and progress are reported inside it.
+    // Only when someone listens (a callback handler, a tracer, OpenTelemetry) is the run carried
+    // along in the async context, so that retries, fallbacks, reconnects and progress are
+    // reported inside it. A LangGraph stream writer alone needs no async context: it hears only
+    // the call's progress, which reaches it through the call's config (ToolCall.progressHere).
+    // Entering one costs every promise of the call a hook (about 20 µs on a failed call).
     const listening = runManager !== undefined && runManager.handlers.length > 0;
-    const writer = (config as { writer?: unknown } | undefined)?.writer;
-    const streaming = typeof writer === "function";
-    if (!listening && !streaming && !telemetryOn()) return this.execute(args, config, this.rejected);
-    const toolCallId = typeof config?.toolCall?.id === "string" ? config.toolCall.id : undefined;
-    const run = { ...(listening ? { runManager } : {}), ...(streaming ? { writer: writer as (chunk: unknown) => void } : {}), toolCallId };
+    if (!listening && !telemetryOn()) return this.execute(args, config, this.rejected);
+    const run: ToolRun = { ...(listening ? { runManager } : {}), ...toolRunOf(config) };
     return withToolRun(run, () => this.execute(args, config, this.rejected));
   }
 }

@@ -23,6 +23,13 @@ export function currentToolRun(): ToolRun | undefined {
   return runs.getStore();
 }
 
+/** The graph's stream writer and the model's tool call id, from the config a tool was invoked with. */
+export function toolRunOf(config: unknown): Pick<ToolRun, "writer" | "toolCallId"> {
+  const { writer, toolCall } = (config ?? {}) as { writer?: unknown; toolCall?: { id?: unknown } };
+  const toolCallId = typeof toolCall?.id === "string" ? toolCall.id : undefined;
+  return typeof writer === "function" ? { writer: writer as (chunk: unknown) => void, toolCallId } : { toolCallId };
+}
+
 /** Runs `fn` inside `run`. */
 export function withToolRun<T>(run: ToolRun, fn: () => Promise<T>): Promise<T> {
   return runs.run(run, fn);
@@ -60,8 +67,9 @@ export const PROGRESS_EVENT_NAME = "mcp_progress";
  * handlers, `streamEvents`), and, when a LangGraph graph runs the tool, a chunk on its custom
  * stream (`stream(..., { streamMode: "custom" })`) shaped `{ event: "mcp_progress", ...data }`.
  */
-export function reportProgress(event: ProgressEvent): void {
-  const run = runs.getStore();
+export function reportProgress(event: ProgressEvent, call?: ToolRun): void {
+  // The call's own run (a writer it was given) where no run is carried in the async context.
+  const run = runs.getStore() ?? call;
   if (!run) return;
   const data = payloadOf(event);
   if (run.writer) {

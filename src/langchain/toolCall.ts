@@ -16,6 +16,7 @@ import { cancelled, type CallContext } from "../policy/abort.js";
 import type { PipelineSpec } from "../policy/pipeline.js";
 import type { ResolvedPolicy, ToolIdentity } from "../policy/resolve.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
+import { toolRunOf, type ToolRun } from "./runEvents.js";
 
 /** What the toolkit keeps per tool, resolved once when the tool is built. */
 export interface ToolRuntime {
@@ -30,8 +31,8 @@ export interface ToolRuntime {
   onTaskStatus: NonNullable<TaskCall["onStatus"]>;
   /** Is anyone told of this tool's progress (an event listener, a tool run, a span)? Asked per call. */
   hearsProgress: () => boolean;
-  /** Reports one progress notification as a `progress` event; one per tool, not per call. */
-  onProgress: (progress: Progress) => void;
+  /** Reports one progress notification as a `progress` event, and to the call's own run (its graph's writer) where one is given; one per tool, not per call. */
+  onProgress: (progress: Progress, run?: ToolRun) => void;
   /** The toolkit's per-call hooks, when it has any. */
   intercept?: { before?: BeforeToolCallHook; after?: AfterToolCallHook };
   /** The pipeline spec its plain calls share (no fallback, no tracing), made on first use. */
@@ -136,15 +137,17 @@ export class ToolCall implements TaskCall, AttemptRecovery {
   /**
    * What hears this attempt's progress, bound to the attempt's async context (its tool run, its
    * span): the SDK calls it from wherever the notification was read (a stdio pipe's reader).
-   * Undefined when nobody hears it: then no progress token is sent.
+   * A LangGraph stream writer in the call's config hears it too, without an async context of
+   * its own (see McpTool.run). Undefined when nobody hears it: then no progress token is sent.
    */
   private progressHere(): ((progress: Progress) => void) | undefined {
-    if (!this.runtime.hearsProgress()) return undefined;
+    const run = toolRunOf(this.config);
+    if (!run.writer && !this.runtime.hearsProgress()) return undefined;
     // An AsyncResource, not AsyncLocalStorage.bind: bind also defines two deprecated accessors
     // on the bound function, which cost more than the rest of the attempt's setup together.
     const here = new AsyncResource("McpToolProgress");
     const report = this.runtime.onProgress;
-    return (progress) => here.runInAsyncScope(report, undefined, progress);
+    return (progress) => here.runInAsyncScope(report, undefined, progress, run.writer ? run : undefined);
   }
 
   /**

@@ -19,7 +19,7 @@ import { resolvePolicy, type ToolIdentity } from "../policy/resolve.js";
 import { telemetryOn } from "../telemetry/otel.js";
 import type { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
 import type { ToolExecutor } from "./McpTool.js";
-import { currentToolRun, reportProgress } from "./runEvents.js";
+import { currentToolRun, reportProgress, type ToolRun } from "./runEvents.js";
 import { ToolCall, type ToolRuntime } from "./toolCall.js";
 
 /** What the caller shares with its toolkit. */
@@ -69,7 +69,7 @@ export class ToolCaller {
         ? { intercept: { ...(config.beforeToolCall ? { before: config.beforeToolCall } : {}), ...(config.afterToolCall ? { after: config.afterToolCall } : {}) } }
         : {}),
       hearsProgress: () => events.listens("progress") || currentToolRun() !== undefined || telemetryOn(),
-      onProgress: (progress) => this.progressed(exposedName, server, progress),
+      onProgress: (progress, run) => this.progressed(exposedName, server, progress, run),
     };
     this.runtimes.set(key, runtime);
     return runtime;
@@ -106,8 +106,8 @@ export class ToolCaller {
    * the call's tool run (a custom event, LangGraph's custom stream) and on its span. Runs in the
    * attempt's async context (see ToolCall), so the run and the span are the call's own.
    */
-  private progressed(toolName: string, serverName: string, { progress, total, message }: Progress): void {
-    const toolCallId = currentToolRun()?.toolCallId;
+  private progressed(toolName: string, serverName: string, { progress, total, message }: Progress, call?: ToolRun): void {
+    const toolCallId = (currentToolRun() ?? call)?.toolCallId;
     const event: ProgressEvent = {
       type: "progress",
       toolName,
@@ -118,7 +118,7 @@ export class ToolCaller {
       ...(toolCallId ? { toolCallId } : {}),
     };
     this.parts.events.emit(event);
-    reportProgress(event);
+    reportProgress(event, call);
     this.parts.telemetry.progress(event);
   }
 
