@@ -53,4 +53,20 @@ describe("progress of a call", () => {
     for await (const chunk of await graph.stream({ messages: [new HumanMessage("wait"), call] }, { streamMode: "custom" })) chunks.push(chunk);
     expect(chunks).toEqual([200, 400, 600].map((progress) => ({ event: "mcp_progress", toolName: "slow", serverName: "s", progress, total: 600, toolCallId: "c9" })));
   });
+
+  // Over stdio the notifications are read on the pipe's reader, in the context the toolkit
+  // connected in, outside the graph: each chunk must still be written under the namespace of
+  // the subgraph whose node called the tool.
+  it("is streamed under the namespace of the subgraph that called the tool", async () => {
+    const toolkit = later(await McpToolkit.connect({ servers: { everything: { transport: "stdio", ...everythingStdioCommand() } } }));
+    const inner = new StateGraph(MessagesAnnotation).addNode("tools", new ToolNode(toolkit.getTools())).addEdge(START, "tools").addEdge("tools", END).compile();
+    const outer = new StateGraph(MessagesAnnotation).addNode("inner", inner).addEdge(START, "inner").addEdge("inner", END).compile();
+    const call = new AIMessage({ content: "", tool_calls: [{ id: "c10", name: LONG, args: { duration: 0.6, steps: 3 } }] });
+    const chunks: [string[], unknown][] = [];
+    for await (const chunk of await outer.stream({ messages: [new HumanMessage("wait"), call] }, { streamMode: "custom", subgraphs: true })) chunks.push(chunk as [string[], unknown]);
+    // The SDK drops a notification it reads after the call's answer: the last step may not arrive.
+    expect(chunks.length).toBeGreaterThanOrEqual(2);
+    expect(chunks.map(([, chunk]) => (chunk as { progress: number }).progress)).toEqual([1, 2, 3].slice(0, chunks.length));
+    for (const [namespace] of chunks) expect(namespace).toEqual([expect.stringMatching(/^inner:/)]);
+  });
 });
