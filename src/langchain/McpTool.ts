@@ -30,18 +30,17 @@ export interface McpToolMetadata extends Record<string, unknown> {
   idempotent: boolean;
 }
 
+/** Runs the call; resolves with what the model reads and the artifact. */
+export type ToolExecutor = (args: Record<string, unknown>, config: ToolRunnableConfig | undefined) => Promise<[unknown, unknown]>;
+
 /**
- * Runs the call; resolves with what the model reads and the artifact. A failure goes through
- * `failed` (the tool's, made once per tool), which the executor hands its own last step as the
- * rejection handler: the call rejects with the error `failed` throws (the redacted copy, or a
- * LangGraph control-flow signal as it was), so LangChain's callbacks see it classified and
- * redacted, with no step of the tool's own added to every call for it.
+ * Makes the tool's executor, once per tool, given the tool's `failed`: whatever fails in a call
+ * (the pipeline, or turning its result into the model's content) goes through `failed`, which
+ * throws the redacted copy (or a LangGraph control-flow signal as it was). The executor hands it
+ * to the last step it already has, so LangChain's callbacks see the failure classified and
+ * redacted with no step of the tool's own added to every call for it.
  */
-export type ToolExecutor = (
-  args: Record<string, unknown>,
-  config: ToolRunnableConfig | undefined,
-  failed: (thrown: unknown) => never,
-) => Promise<[unknown, unknown]>;
+export type ToolExecutorFactory = (failed: (thrown: unknown) => never) => ToolExecutor;
 
 export interface McpToolFields {
   name: string;
@@ -50,7 +49,7 @@ export interface McpToolFields {
   metadata: McpToolMetadata;
   /** A normalizer that knows more about this tool's errors (e.g. another adapter's exceptions). */
   normalize?: (error: unknown) => McpToolError;
-  execute: ToolExecutor;
+  execute: ToolExecutorFactory;
   /** How failures reach the caller. @default "return" */
   errorMode?: "return" | "throw";
   /** Redaction and length options for model text. */
@@ -83,7 +82,7 @@ export class McpTool extends StructuredTool {
     this.name = fields.name;
     this.description = fields.description;
     this.schema = fields.schema;
-    this.execute = fields.execute;
+    this.execute = fields.execute(this.rejected);
     this.errorMode = fields.errorMode ?? "return";
     this.text = fields.text;
     this.toError = fields.normalize ?? ((error) => normalize(error, { toolName: this.name, ...(this.metadata.serverName ? { serverName: this.metadata.serverName } : {}) }));
@@ -201,9 +200,9 @@ export class McpTool extends StructuredTool {
     // the call's progress, which reaches it through the call's config (ToolCall.progressHere).
     // Entering one costs every promise of the call a hook (about 20 µs on a failed call).
     const listening = runManager !== undefined && runManager.handlers.length > 0;
-    if (!listening && !telemetryOn()) return this.execute(args, config, this.rejected);
+    if (!listening && !telemetryOn()) return this.execute(args, config);
     const run: ToolRun = { ...(listening ? { runManager } : {}), ...toolRunOf(config) };
-    return withToolRun(run, () => this.execute(args, config, this.rejected));
+    return withToolRun(run, () => this.execute(args, config));
   }
 }
 

@@ -18,7 +18,7 @@ import { runPipeline, type PipelineSpec, type ToolkitGuards } from "../policy/pi
 import { resolvePolicy, type ToolIdentity } from "../policy/resolve.js";
 import { telemetryOn } from "../telemetry/otel.js";
 import type { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
-import type { ToolExecutor } from "./McpTool.js";
+import type { ToolExecutorFactory } from "./McpTool.js";
 import { currentToolRun, reportProgress, type ToolRun } from "./runEvents.js";
 import { ToolCall, type ToolRuntime } from "./toolCall.js";
 
@@ -122,9 +122,22 @@ export class ToolCaller {
     this.parts.telemetry.progress(event);
   }
 
-  /** What an McpTool runs for this tool. Chained, not awaited: see policy/chain.ts. */
-  executor(runtime: ToolRuntime): ToolExecutor {
-    return (args, config, failed) => begin(() => this.call(runtime, args, config?.signal, false, config)).then(this.toolReply, failed);
+  /**
+   * What an McpTool runs for this tool; its two handlers are made once per tool. A result that
+   * cannot become the model's content (invalid_result) fails through `failed` too. Chained, not
+   * awaited: see policy/chain.ts.
+   */
+  executor(runtime: ToolRuntime): ToolExecutorFactory {
+    return (failed) => {
+      const replied = (out: WithFallback<CallToolResult>): [unknown, unknown] => {
+        try {
+          return this.toolReply(out);
+        } catch (error) {
+          return failed(error);
+        }
+      };
+      return (args, config) => begin(() => this.call(runtime, args, config?.signal, false, config)).then(replied, failed);
+    };
   }
 
   /** A call's result as the model reads it, with the artifact. Made once, not per call. */

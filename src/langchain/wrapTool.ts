@@ -77,7 +77,7 @@ export function wrapTool(tool: StructuredToolInterface, options: WrapToolOptions
     }
   };
 
-  const execute = (args: Record<string, unknown>, config: ToolRunnableConfig | undefined, failed: (thrown: unknown) => never): Promise<[unknown, unknown]> => {
+  const execute = (failed: (thrown: unknown) => never) => (args: Record<string, unknown>, config: ToolRunnableConfig | undefined): Promise<[unknown, unknown]> => {
     const signal = config?.signal;
     return runPipeline<[unknown, unknown]>(
       {

@@ -8,9 +8,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { ToolMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { McpToolkit, type McpToolErrorJSON } from "../../src/index.js";
+import { McpToolkit, type McpToolError, type McpToolErrorJSON } from "../../src/index.js";
 import { startChaosHttp, type ChaosHttpServer } from "../servers/chaos/http.js";
 import { bundledChaosStdioCommand } from "../servers/chaos/stdio.js";
 import { childPids, settleWithin } from "./support.js";
@@ -125,6 +126,21 @@ describe("a server that misbehaves on the wire", () => {
     const reply = await hostile("deep_result_no_text");
     expect(reply).toMatchObject({ status: "error", reason: "invalid_result" });
     expect((reply.artifact as McpToolErrorJSON).outcome).toBe("executed");
+  });
+
+  // The result fails after the call succeeded, while it is turned into the model's content: what
+  // LangChain hands a callback handler is still the redacted copy, as for a failed call.
+  it("hands a callback handler the redacted copy of that invalid_result, the original only through unredacted()", async () => {
+    const seen: unknown[] = [];
+    const handler = BaseCallbackHandler.fromMethods({ handleToolError: (error: unknown) => void seen.push(error) });
+    const message = (await toolkit.getTool("raw__hostile")!.invoke({ type: "tool_call", id: "id-deep", name: "raw__hostile", args: { mode: "deep_result_no_text" } } as never, { callbacks: [handler] })) as ToolMessage;
+    expect(message.status).toBe("error");
+    expect(seen).toHaveLength(1);
+    const error = seen[0] as McpToolError;
+    expect(error).toMatchObject({ name: "McpToolError", reason: "invalid_result", toolName: "raw__hostile" });
+    expect(error.cause).toBeUndefined();
+    expect(error.unredacted()).not.toBe(error);
+    expect(error.unredacted().cause).toBeInstanceOf(RangeError);
   });
 
   it("keeps 100,000-deep error data bounded and serialisable in the artifact", async () => {
