@@ -90,8 +90,11 @@ export class CurrentClient {
 
   /** The live client as a lease, if there is one. */
   lease(): Lease | undefined {
-    if (!this.isLive()) return undefined;
-    return { client: this.opened!.client, generation: this.adopted, hadSession: this.sessionId !== undefined };
+    return this.isLive() ? this.held(this.opened!) : undefined;
+  }
+
+  private held(opened: Opened): Lease {
+    return { client: opened.client, generation: this.adopted, hadSession: this.sessionId !== undefined };
   }
 
   /** Lets go of the old client, opens a new one and makes it the current one, in a new generation. */
@@ -109,7 +112,7 @@ export class CurrentClient {
     this.catalog.connected(opened);
     this.live = true;
     this.source.adopt(opened, generation, () => generation === this.adopted, { onClose: (transportError) => this.ended(transportError) });
-    return { client: opened.client, generation, hadSession: this.sessionId !== undefined };
+    return this.held(opened);
   }
 
   /** The adopted client closed: record how, for the errors of the calls it took down. */
