@@ -16,8 +16,8 @@ import { raceAbort, withDeadline } from "../policy/abort.js";
 import type { Listing } from "./catalogCache.js";
 import type { ProtocolEra } from "./clients.js";
 import { OwnClient, UserClient, type ClientSource } from "./clientSource.js";
-import { withConnectTimeout } from "./connect.js";
-import { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
+import { withConnectTimeout, type ConnectAttempt } from "./connect.js";
+import { ToolkitClosedError } from "./connectionEnds.js";
 import { CurrentClient, type Lease } from "./CurrentClient.js";
 import type { InputHandler } from "./input.js";
 import { ListenWatch } from "./listenWatch.js";
@@ -74,13 +74,13 @@ export class Connection {
     this.listen = "url" in config ? new ListenWatch(new URL(String(config.url)), this.closing.signal) : undefined;
     this.backoff = new ReconnectBackoff(this.reconnect);
     this.connectTimeoutMs = config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    this.requests = new RequestTracker((transport, error) => this.eventStreamLost(transport, error));
+    this.requests = new RequestTracker();
     this.logs = new ServerLogs(name, config.logLevel, (event) => this.onEvent?.(event));
     this.source =
       "client" in config
         ? new UserClient(config.client)
-        : new OwnClient(name, config, clientInfo, this.requests.probe, this.stderr, this.catalog, this.logs, this.connectTimeoutMs, this.reconnect.enabled);
-    this.client = new CurrentClient(name, this.source, this.catalog, this.requests.probe, this.stderr, this.closing.signal);
+        : new OwnClient(name, config, clientInfo, (transport) => this.eventStreamLost(transport), this.stderr, this.catalog, this.logs, this.connectTimeoutMs, this.reconnect.enabled);
+    this.client = new CurrentClient(name, this.source, this.catalog, this.stderr, this.closing.signal);
   }
 
   /** The server's URL, for HTTP servers. */
@@ -223,7 +223,7 @@ export class Connection {
    */
   refused(lease: Lease): Promise<void> {
     if (!this.client.holds(lease)) return Promise.resolve();
-    this.requests.probe.serverGone?.(new Error("the server refused a new connection: its process is gone"));
+    lease.requests.serverGone?.(new Error("the server refused a new connection: its process is gone"));
     return lease.hadSession && this.source.reconnects ? this.invalidate(lease, true) : Promise.resolve();
   }
 
@@ -246,11 +246,17 @@ export class Connection {
 
   private async open(): Promise<Lease> {
     const isReconnect = this.client.generation > 0;
+    /** The last connect attempt: its client's requests tell why it failed. */
+    let tried: ConnectAttempt | undefined;
     try {
       await this.backoff.turn(this.closing.signal);
       // Past the timeout, what the attempt opened (a process, a socket) is stopped before it rejects.
       const stop = () => Promise.allSettled([this.source.abandon(), this.client.release(false)]);
-      const connect = () => withConnectTimeout(this.connectTimeoutMs, this.name, this.closing.signal, (attempt) => this.client.establish(attempt), stop);
+      const connect = () =>
+        withConnectTimeout(this.connectTimeoutMs, this.name, this.closing.signal, (attempt) => {
+          tried = attempt;
+          return this.client.establish(attempt);
+        }, stop);
       // A connect whose pooled socket a proxy closed while it sat idle (a slow handshake) meets
       // "other side closed": the handshake is safe to repeat, so it is, once, at once.
       const lease = await connect().catch((error: unknown) => {
@@ -265,18 +271,17 @@ export class Connection {
         throw McpToolError.of("closed", `The toolkit was closed; server '${this.name}' can no longer be called.`, { serverName: this.name, outcome: "not_sent" });
       }
       // Backoff only after a failed attempt: the first re-initialize after a lost connection is immediate.
-      const response = this.requests.takeNewest();
+      const response = tried?.requests?.takeNewest();
       const url = this.url;
-      const failure = normalize(error, { serverName: this.name, exit: this.requests.probe.exit ?? this.lastExit, notSent: true, ...(url ? { url } : {}), ...(response ? { response } : {}) });
+      const failure = normalize(error, { serverName: this.name, exit: tried?.requests?.exit ?? this.lastExit, notSent: true, ...(url ? { url } : {}), ...(response ? { response } : {}) });
       this.backoff.failed(failure);
       throw failure;
     }
   }
 
-  /** The legacy SSE transport's event stream broke: every answer it was to carry is lost. */
-  private eventStreamLost(transport: Transport, error: unknown): void {
+  /** The legacy SSE transport's event stream broke: every answer it was to carry is lost (its client's requests are ended). */
+  private eventStreamLost(transport: Transport): void {
     if (transport !== this.client.transport) return;
-    this.requests.endRequests(new StreamLostError(error, true));
     // The SDK would re-attach to a fresh, never-initialized session; the next call re-initializes instead.
     this.client.down();
     void this.client.release(false);

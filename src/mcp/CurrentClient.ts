@@ -13,7 +13,8 @@ import type { ClientSource, Opened } from "./clientSource.js";
 import type { ConnectAttempt } from "./connect.js";
 import { ToolkitClosedError } from "./connectionEnds.js";
 import type { ToolCatalog } from "./ToolCatalog.js";
-import type { StderrTail, TransportProbe } from "./transports.js";
+import type { StderrTail } from "./transports.js";
+import type { ClientRequests } from "./ClientRequests.js";
 
 /** A live client and the generation it belongs to; a call keeps both to tell what happened during it. */
 export interface Lease {
@@ -21,6 +22,8 @@ export interface Lease {
   generation: number;
   /** Did the connection hold a session id when the call started? */
   hadSession: boolean;
+  /** The requests of this client: a call's request is tracked here, and nowhere else. */
+  requests: ClientRequests;
 }
 
 export class CurrentClient {
@@ -37,8 +40,6 @@ export class CurrentClient {
     private readonly name: string,
     private readonly source: ClientSource,
     private readonly catalog: ToolCatalog,
-    /** What the HTTP layer saw (an exit, the answers' facts): cleared for each new client. */
-    private readonly probe: TransportProbe,
     private readonly stderr: StderrTail,
     /** Aborts once the toolkit closes: a client opened after that is let go at once. */
     private readonly closing: AbortSignal,
@@ -94,14 +95,12 @@ export class CurrentClient {
   }
 
   private held(opened: Opened): Lease {
-    return { client: opened.client, generation: this.adopted, hadSession: this.sessionId !== undefined };
+    return { client: opened.client, generation: this.adopted, hadSession: this.sessionId !== undefined, requests: opened.requests };
   }
 
   /** Lets go of the old client, opens a new one and makes it the current one, in a new generation. */
   async establish(attempt: ConnectAttempt): Promise<Lease> {
     await this.release(false);
-    this.probe.exit = undefined;
-    this.probe.responses.clear();
     const opened = await this.source.open(attempt);
     if (this.closing.aborted) {
       await this.source.release(opened, true);
@@ -111,14 +110,14 @@ export class CurrentClient {
     this.opened = opened;
     this.catalog.connected(opened);
     this.live = true;
-    this.source.adopt(opened, generation, () => generation === this.adopted, { onClose: (transportError) => this.ended(transportError) });
+    this.source.adopt(opened, generation, () => generation === this.adopted, { onClose: (transportError) => this.ended(opened.requests, transportError) });
     return this.held(opened);
   }
 
   /** The adopted client closed: record how, for the errors of the calls it took down. */
-  private ended(transportError: string | undefined): void {
+  private ended(requests: ClientRequests, transportError: string | undefined): void {
     this.live = false;
-    const exit: ExitInfo = { ...(this.probe.exit ?? (this.stderr.text() ? { stderrTail: this.stderr.text() } : {})) };
+    const exit: ExitInfo = { ...(requests.exit ?? (this.stderr.text() ? { stderrTail: this.stderr.text() } : {})) };
     if (transportError) exit.transportError = transportError;
     this.lastExit = Object.keys(exit).length > 0 ? exit : undefined;
   }

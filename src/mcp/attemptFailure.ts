@@ -124,7 +124,7 @@ function classifyFailure(facts: AttemptFacts, thrown: unknown): McpToolError {
   if (scope.expiredAfter) known.timedOutAfter = scope.expiredAfter;
   const url = connection.url;
   if (url) known.url = url;
-  const response = connection.requests.takeResponse(id);
+  const response = lease?.requests.takeResponse(id);
   if (response) known.response = response;
   if (target.customCodes) known.customCodes = target.customCodes;
   const e = normalize(thrown, known);

@@ -12,8 +12,8 @@ import type { CustomCodeTable } from "../errors/normalize.js";
 import type { CallContext } from "../policy/abort.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
 import { settled, withServerLogs, type AttemptFacts } from "./attemptFailure.js";
+import type { SentRequest } from "./ClientRequests.js";
 import type { Connection, Lease } from "./Connection.js";
-import type { RequestTracker } from "./RequestTracker.js";
 
 /** What one attempt calls: a tool on a server, reached through its connection at call time. */
 export interface ToolTarget {
@@ -97,7 +97,7 @@ function send(facts: TrackedAttempt, lease: Lease, params: CallParams, task: Tas
   // A task's polls are not tied to the call's controller: each poll's stream ends as it
   // answers while the call goes on, and a lost connection must not cancel the task.
   return runsAsTask(task, client, connection, target.mcpName)
-    ? taskAttempt(client, params, task, scope, { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs, { connection, headers: facts.headers, ...progressOptions(target, scope, facts.progress) })
+    ? taskAttempt(client, params, task, scope, { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs, { connection, requests: lease.requests, headers: facts.headers, ...progressOptions(target, scope, facts.progress) })
     : sendCall(connection, client, params, context, scope, callOptions(facts, client));
 }
 
@@ -130,7 +130,7 @@ function leave(facts: TrackedAttempt, error: unknown): Promise<CallToolResult> {
  * once through its scope; and the attempt itself, so the toolkit's close ends it on any
  * transport. One object per attempt, with no closures of its own.
  */
-export class TrackedAttempt implements AttemptFacts, RequestIds {
+export class TrackedAttempt implements AttemptFacts, RequestIds, SentRequest {
   lease?: Lease;
   id?: number;
   readonly logMark: number;
@@ -162,26 +162,24 @@ export class TrackedAttempt implements AttemptFacts, RequestIds {
     return this.call;
   }
 
-  private get requests(): RequestTracker {
-    return this.target.connection.requests;
-  }
-
   enter(): void {
-    this.requests.enter(this.scope);
+    this.target.connection.requests.enter(this.scope);
   }
 
+  /** The attempt's client wrote a request for it, under `id`: tracked by that client alone. */
   sent(id: number): void {
     if (this.id !== undefined) (this.earlierIds ??= []).push(this.id);
     this.id = id;
-    this.requests.track(id, this.scope, this.headers);
+    this.lease?.requests.track(id, this);
   }
 
   /** The attempt settled. A failed one gets no answer after this: a stream still open for one is closed. */
   end(failed: boolean): void {
-    const { requests, scope, headers } = this;
-    requests.leave(scope);
-    if (this.id !== undefined) requests.untrack(this.id, scope, headers, failed);
-    if (this.earlierIds) for (const id of this.earlierIds) requests.untrack(id, scope, headers, failed);
+    this.target.connection.requests.leave(this.scope);
+    const requests = this.lease?.requests;
+    if (!requests) return;
+    if (this.id !== undefined) requests.untrack(this.id, this, failed);
+    if (this.earlierIds) for (const id of this.earlierIds) requests.untrack(id, this, failed);
   }
 }
 

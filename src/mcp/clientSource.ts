@@ -13,7 +13,8 @@ import { terminateSession } from "./connectionEnds.js";
 import { EraMemory, eraSetting, probeTimeoutMs } from "./era.js";
 import type { ServerLogs } from "./serverLogs.js";
 import type { ToolCatalog } from "./ToolCatalog.js";
-import type { StderrTail, TransportProbe } from "./transports.js";
+import type { StderrTail } from "./transports.js";
+import { ClientRequests } from "./ClientRequests.js";
 
 /** A client opened and listed, not yet the connection's: `adopt` makes it so. */
 export interface Opened {
@@ -24,6 +25,8 @@ export interface Opened {
   listed?: Listing;
   /** The tools are a listing that still held (a catalog's), which this client never read. */
   reused?: boolean;
+  /** The requests this client wrote, and what its transport saw of them: this client's alone. */
+  requests: ClientRequests;
   /**
    * Called when the connection takes the client: it starts hearing the client's list changes
    * (and, on a reconnect that kept the list it had, lists again beside the first calls).
@@ -72,7 +75,8 @@ export class OwnClient implements ClientSource {
     private readonly name: string,
     private readonly config: Exclude<ServerConfig, { client: unknown }>,
     private readonly clientInfo: { name: string; version: string },
-    private readonly probe: TransportProbe,
+    /** A client's legacy SSE event stream broke (its requests are already ended). */
+    private readonly onEventStreamLost: (transport: Transport, error: unknown) => void,
     private readonly stderr: StderrTail,
     private readonly catalog: ToolCatalog,
     private readonly logs: ServerLogs,
@@ -91,7 +95,10 @@ export class OwnClient implements ClientSource {
     const seed = this.catalog.takeSeed();
     const prior = seed && priorFor(seed, eraSetting(this.config));
     if (prior) this.eras.assume(prior);
-    const { client, transport } = await this.connect(attempt);
+    // Each client its own: its request ids start again at 0, and nothing of an old one's requests may reach it.
+    const requests = new ClientRequests(this.onEventStreamLost);
+    attempt.requests = requests;
+    const { client, transport } = await this.connect(attempt, requests);
     let current = false;
     // A quarter of the connect timeout, at most 2 s: a server slow to acknowledge the stream
     // delays the connect that long, then the toolkit goes on without live lists.
@@ -117,7 +124,7 @@ export class OwnClient implements ClientSource {
         watching.adopt();
         if (!fresh && kept) void this.catalog.relist(client, watching.ready, isCurrent);
       };
-      return { client, transport, tools: (kept ?? listed)!.tools, ...(listed ? { listed } : { reused: true }), activate };
+      return { client, transport, requests, tools: (kept ?? listed)!.tools, ...(listed ? { listed } : { reused: true }), activate };
     } catch (error) {
       watching.drop();
       await client.close().catch(() => undefined);
@@ -171,16 +178,16 @@ export class OwnClient implements ClientSource {
     return Promise.allSettled([this.pending.transport?.close()]);
   }
 
-  private connect(attempt: ConnectAttempt): Promise<{ client: Client; transport: Transport }> {
+  private connect(attempt: ConnectAttempt, requests: ClientRequests): Promise<{ client: Client; transport: Transport }> {
     const config = this.config;
     const probeMs = probeTimeoutMs(config.transport, this.connectTimeoutMs);
     const input = { handler: config.inputHandler, serverName: this.name };
     const open = (choice: EraChoice) => {
       const client = newClient(this.clientInfo, choice, probeMs, input);
       const legacy = () => newClient(this.clientInfo, { era: "legacy" }, probeMs, input);
-      return connectTransport(client, config, this.probe, this.stderr, this.pending, choice, legacy);
+      return connectTransport(client, config, requests, this.stderr, this.pending, choice, legacy);
     };
-    return this.eras.open(eraSetting(config), attempt, open, () => this.probe.responses.clear());
+    return this.eras.open(eraSetting(config), attempt, open, () => requests.responses.clear());
   }
 }
 
@@ -201,7 +208,8 @@ export class UserClient implements ClientSource {
   async open(): Promise<Opened> {
     const transport = transportOf(this.client);
     if (!transport) throw new Error("Not connected");
-    return { client: this.client, transport, tools: await listAllTools(this.client) };
+    // The user's transport reports nothing to it: it only keeps the record's shape the same.
+    return { client: this.client, transport, requests: new ClientRequests(), tools: await listAllTools(this.client) };
   }
 
   adopt(): void {}

@@ -10,11 +10,14 @@ import { jsonRpcErrorIn } from "../errors/classify/http.js";
 import { answerRequests, inputCapabilities, type InputHandler } from "./input.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { withDeadline } from "../policy/abort.js";
+import type { ClientRequests } from "./ClientRequests.js";
 import { sseTransport, stdioTransport, streamableTransport, type StderrTail, type TransportProbe } from "./transports.js";
 
 /** Set when a connect ran out of time, so the attempt still running installs nothing. */
 export interface ConnectAttempt {
   abandoned: boolean;
+  /** The requests of the client this attempt opens (set by the source that opens one): why a failed connect failed. */
+  requests?: ClientRequests;
 }
 
 /** The transport a connect is opening, so that a timeout can close it. */

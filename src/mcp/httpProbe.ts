@@ -39,13 +39,12 @@ export function probingFetch(probe: TransportProbe, options: ProbingFetchOptions
   };
 }
 
-/** The POST with the headers a call set for its own request (see TransportProbe.requestHeaders). */
+/** The POST with the headers a call set for its own request (see TransportProbe.headersFor). */
 function withRequestHeaders(init: RequestInit, body: string, probe: TransportProbe): RequestInit {
-  const own = probe.requestHeaders;
-  if (!own || own.size === 0) return init;
+  if (!probe.headersFor) return init;
   let headers: Headers | undefined;
   for (const id of requestIds(body)) {
-    const set = own.get(id);
+    const set = probe.headersFor(id);
     if (!set) continue;
     headers ??= new Headers(init.headers);
     for (const [name, value] of Object.entries(set)) headers.set(name, value);

@@ -8,6 +8,7 @@ import type { NormalizeContext } from "../errors/normalize.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
 import type { AnyClient, CallParams } from "./clients.js";
 import { eraOf } from "./clients.js";
+import type { ClientRequests } from "./ClientRequests.js";
 import type { Connection } from "./Connection.js";
 import { LOG_LEVEL_META_KEY } from "./serverLogs.js";
 import { runAsTask, supportsToolTasks, type TaskStatus } from "./tasks.js";
@@ -70,6 +71,8 @@ const ENDED: readonly TaskStatus[] = ["completed", "failed", "cancelled"];
 /** What an attempt hands its task from its connection and its call. */
 export interface TaskAttemptHooks {
   connection: Connection;
+  /** The requests of the client the attempt goes over: its raw requests' headers are kept there. */
+  requests: ClientRequests;
   /** HTTP headers for this attempt's requests alone (a `beforeToolCall`'s). */
   headers?: Record<string, string>;
   /** Hears the call's progress (and restarts the attempt's timer, where the policy says so). */
@@ -85,7 +88,7 @@ export interface TaskAttemptHooks {
  * in `data.resumeTask`, which makes a repeat safe for any tool.
  */
 export async function taskAttempt(client: AnyClient, params: CallParams, task: TaskCall, scope: AttemptScope, context: NormalizeContext, backstopMs: number, hooks: TaskAttemptHooks): Promise<CallToolResult> {
-  const { connection, headers, onprogress, resetTimeoutOnProgress } = hooks;
+  const { connection, requests, headers, onprogress, resetTimeoutOnProgress } = hooks;
   // 2026-07-28 has no session to set a log level on: each request states it, as on the SDK's path.
   const level = connection.logLevel;
   if (level && eraOf(client) === "modern") params = { ...params, _meta: { ...params._meta, [LOG_LEVEL_META_KEY]: level } };
@@ -103,7 +106,7 @@ export async function taskAttempt(client: AnyClient, params: CallParams, task: T
       ...(onprogress ? { onProgress: onprogress } : {}),
       ...(resetTimeoutOnProgress ? { resetTimeoutOnProgress } : {}),
       input: { ...connection.input, context: { serverName: connection.name, era: "modern", ...(context.toolName ? { toolName: context.toolName } : {}) } },
-      ...(headers ? { headers: { set: headers, byRequest: connection.requests.probe.requestHeaders } } : {}),
+      ...(headers ? { headers: { set: headers, byRequest: requests.requestHeaders } } : {}),
       context,
     });
     task.id = undefined;

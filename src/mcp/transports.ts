@@ -14,10 +14,10 @@ export interface TransportProbe extends ActivityClock {
   /** How the stdio process ended, once it has. */
   exit?: ExitInfo;
   /**
-   * HTTP headers for one request alone, by JSON-RPC id (a `beforeToolCall` that set per-call
-   * headers): added to that request's POST, never to another's.
+   * The HTTP headers a call set for this one request (a `beforeToolCall`'s), by the id this
+   * client gave it: added to that request's POST, never to another's.
    */
-  readonly requestHeaders?: Map<number | string, Record<string, string>>;
+  headersFor?(id: number | string): Record<string, string> | undefined;
   /**
    * What the HTTP layer saw of responses that were not a plain MCP answer (a failed status, a page,
    * a stray JSON), by JSON-RPC request id; read once by the call that sent the request. The

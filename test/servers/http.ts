@@ -34,6 +34,8 @@ export interface HttpFixtureOptions {
   resumable?: boolean;
   /** The `retry` (ms) the server sets on its streams: how long a client waits before it resumes one. */
   retryIntervalMs?: number;
+  /** How long the answer to the n-th request (from 0) on an unknown session is held back: a slow path for an old session's 404s. */
+  unknownSessionDelayMs?: (n: number) => number;
 }
 
 export class HttpFixture {
@@ -48,6 +50,7 @@ export class HttpFixture {
   private readonly sessions = new Map<string, StreamableHTTPServerTransport | SSEServerTransport>();
   private readonly planned: PlannedFailure[] = [];
   private dropNextPost = false;
+  private unknownSessionRequests = 0;
   port = 0;
 
   constructor(private readonly options: HttpFixtureOptions = {}) {}
@@ -170,6 +173,8 @@ export class HttpFixture {
     if (typeof sessionId === "string") {
       const transport = this.sessions.get(sessionId);
       if (!transport) {
+        const delay = this.options.unknownSessionDelayMs?.(this.unknownSessionRequests++) ?? 0;
+        if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
         const status = this.options.unknownSession ?? 404;
         const message = status === 404 ? "Session not found" : "Bad Request: No valid session ID provided";
         res.writeHead(status, { "content-type": "application/json" });

@@ -1,0 +1,92 @@
+/**
+ * The requests of one client (one transport, one generation): each request it wrote, by the id
+ * that client gave it, with the record that owns it (its attempt's scope and the headers the
+ * call set for it), and what the HTTP layer saw of each answer. A new client starts a new
+ * `ClientRequests`: JSON-RPC ids start again at 0 on every client, so nothing here can reach a
+ * request of another client (an old session's late 404, its clean-up, its headers), and it all
+ * goes with the client it belongs to.
+ */
+import type { Transport } from "@modelcontextprotocol/client";
+import type { ExitInfo, HttpResponseFacts } from "../errors/normalize.js";
+import { StreamLostError } from "./connectionEnds.js";
+import type { TransportProbe } from "./transports.js";
+
+/** What a request's record can end: its attempt's scope (policy/TimeoutPolicy.ts). */
+export interface Abortable {
+  abort(reason: unknown): void;
+  readonly aborted: boolean;
+}
+
+/** One request written by this client: the attempt it belongs to, and the HTTP headers set for it alone. */
+export interface SentRequest {
+  readonly scope: Abortable;
+  readonly headers: Record<string, string> | undefined;
+}
+
+export class ClientRequests implements TransportProbe {
+  exit?: ExitInfo;
+  lastActivity = 0;
+  readonly responses = new Map<number | string, HttpResponseFacts>();
+  /** Headers by request id, for requests sent outside the SDK's tools/call (a task's raw channel). */
+  readonly requestHeaders = new Map<number | string, Record<string, string>>();
+  abandon?: (id: number) => void;
+  serverGone?: (why: Error) => void;
+  private readonly sent = new Map<number, SentRequest>();
+
+  /**
+   * @param onEventStreamLost this client's legacy SSE event stream broke: every answer it was to
+   *   carry is lost (its requests end here), and the connection decides what to do with the client.
+   */
+  constructor(private readonly eventStreamLost?: (transport: Transport, error: unknown) => void) {}
+
+  readonly onStreamLost = (ids: number[], error: unknown): void => {
+    for (const id of ids) this.sent.get(id)?.scope.abort(new StreamLostError(error));
+  };
+
+  readonly onEventStreamLost = (transport: Transport, error: unknown): void => {
+    this.endRequests(new StreamLostError(error, true));
+    this.eventStreamLost?.(transport, error);
+  };
+
+  /** The headers a call set for request `id` of this client, if any. */
+  headersFor(id: number | string): Record<string, string> | undefined {
+    return typeof id === "number" ? (this.sent.get(id)?.headers ?? this.requestHeaders.get(id)) : this.requestHeaders.get(id);
+  }
+
+  /** Request `id` was written for `request`: a broken answer stream ends its attempt, until `untrack`. */
+  track(id: number, request: SentRequest): void {
+    this.sent.set(id, request);
+  }
+
+  /**
+   * Request `id` is done. `failed` when its call failed some other way: it gets no answer either,
+   * and the stream still open for one is closed.
+   */
+  untrack(id: number, request: SentRequest, failed: boolean): void {
+    if (this.sent.get(id) !== request) return;
+    this.sent.delete(id);
+    this.responses.delete(id);
+    // A call that timed out or was cancelled gets no answer; close the stream that waits for one.
+    if (failed || request.scope.aborted) this.abandon?.(id);
+  }
+
+  /** What the HTTP layer saw of the response to request `id`, read once: each request's facts are its own. */
+  takeResponse(id: number | undefined): HttpResponseFacts | undefined {
+    if (id === undefined) return undefined;
+    const facts = this.responses.get(id);
+    if (facts) this.responses.delete(id);
+    return facts;
+  }
+
+  /** The newest response facts (a connect's requests: initialize, the GET that opens a stream), and forgets them all. */
+  takeNewest(): HttpResponseFacts | undefined {
+    const newest = [...this.responses.values()].at(-1);
+    this.responses.clear();
+    return newest;
+  }
+
+  /** Aborts every request of this client that waits for an answer, with `reason`. */
+  endRequests(reason: unknown): void {
+    for (const request of this.sent.values()) request.scope.abort(reason);
+  }
+}
