@@ -30,14 +30,22 @@ export interface ToolCallContext {
 export interface BeforeToolCall {
   /** The arguments to send instead. */
   args?: Record<string, unknown>;
-  /** HTTP headers for this call's requests only (http and sse servers), over the server's `headers`. */
+  /**
+   * HTTP headers for this call's requests only, over the server's `headers`: sent on every send of
+   * the call (re-sends included) by http and sse servers, and by a v2 SDK client you hold over
+   * streamable HTTP. Where they cannot be sent (stdio; a v1 client or an SSE client you hold),
+   * the call fails `interceptor_error`, not_sent: it is never sent without them.
+   */
   headers?: Record<string, string>;
   /** Entries for the request's `_meta`. */
   meta?: Record<string, unknown>;
 }
 
-/** Runs before each attempt; may return new arguments, per-call headers and `_meta`. */
+/** Runs before every send of a call (each attempt, and a re-send within one); may return new arguments, per-call headers and `_meta`. */
 export type BeforeToolCallHook = (context: ToolCallContext) => BeforeToolCall | void | Promise<BeforeToolCall | void>;
 
-/** Runs after each attempt that answered (an `isError` answer included); may return the result to use instead. */
+/**
+ * Runs on every answer the server gave (an `isError` answer included), before it is judged; may
+ * return the result to use instead (an `isError` result it replaces with a plain one is a success).
+ */
 export type AfterToolCallHook = (context: ToolCallContext, result: CallToolResult) => CallToolResult | void | Promise<CallToolResult | void>;

@@ -59,6 +59,13 @@ export class ToolCall implements TaskCall, AttemptRecovery {
   /** The task this call created and has not seen end (TaskCall). */
   id?: string;
   private refreshed = false;
+  /** The attempt under way (a call's attempts run one at a time): a re-send inside it goes out as it did. */
+  private current: { n: number; meta: Record<string, string> | undefined } | undefined;
+  /**
+   * Runs the toolkit's `afterToolCall` on the answer of the send under way (an `isError` one
+   * included), before that answer is judged (CallOfAttempt). Set only while a hook is to run.
+   */
+  afterAnswer?: (result: CallToolResult) => Promise<CallToolResult>;
 
   constructor(
     private readonly runtime: ToolRuntime,
@@ -89,8 +96,18 @@ export class ToolCall implements TaskCall, AttemptRecovery {
 
   /** One attempt. A tool its server stopped listing is refused here, unsent. */
   private send(scope: AttemptScope, n: number, meta: Record<string, string> | undefined): Promise<CallToolResult> {
+    this.current = { n, meta };
+    if (this.runtime.removed) return this.sendIfBack(scope, n, meta);
+    return this.sendOnce(scope, n, meta);
+  }
+
+  /**
+   * Every send of the call passes here: the attempt's first, and a re-send within it (a relisted
+   * tool's). Between the toolkit's hooks where it has any: `beforeToolCall` before each send,
+   * `afterToolCall` on each answer.
+   */
+  private sendOnce(scope: AttemptScope, n: number, meta: Record<string, string> | undefined): Promise<CallToolResult> {
     const { runtime } = this;
-    if (runtime.removed) return this.sendIfBack(scope, n, meta);
     if (runtime.intercept) return this.intercepted(runtime.intercept, scope, n, meta);
     return callToolOnce(runtime.target, this.args, scope, n, this.context, this.signal, meta, this, this.progressHere());
   }
@@ -115,9 +132,14 @@ export class ToolCall implements TaskCall, AttemptRecovery {
     if (hooks.before) plan = await this.hook("beforeToolCall", scope, n, "not_sent", () => hooks.before!(context));
     const args = plan?.args ?? this.args;
     const withMeta = plan?.meta ? { ...plan.meta, ...meta } : meta;
-    const result = await callToolOnce(target, args, scope, n, this.context, this.signal, withMeta as Record<string, string> | undefined, this, this.progressHere(), plan?.headers);
-    if (!hooks.after) return result;
-    return (await this.hook("afterToolCall", scope, n, "executed", () => hooks.after!({ ...context, args }, result))) ?? result;
+    const after = hooks.after;
+    // Heard by the attempt on every answer the server gives, before an `isError` one is judged a failure.
+    if (after) this.afterAnswer = async (result) => (await this.hook("afterToolCall", scope, n, "executed", () => after({ ...context, args }, result))) ?? result;
+    try {
+      return await callToolOnce(target, args, scope, n, this.context, this.signal, withMeta as Record<string, string> | undefined, this, this.progressHere(), plan?.headers);
+    } finally {
+      this.afterAnswer = undefined;
+    }
   }
 
   /** Runs a hook under the attempt's signal; what it throws (or its timeout) becomes `interceptor_error`. */
@@ -162,19 +184,23 @@ export class ToolCall implements TaskCall, AttemptRecovery {
       await scope.wait(runtime.target.connection.refreshTools(scope.signal)).catch(() => undefined);
     }
     if (runtime.removed) throw toolGone(runtime.identity, n);
-    return callToolOnce(runtime.target, this.args, scope, n, this.context, this.signal, meta, this, this.progressHere());
+    return this.sendOnce(scope, n, meta);
   }
 
   handles(error: unknown): boolean {
     return !this.refreshed && isMcpToolError(error) && error.reason === "tool_not_found";
   }
 
-  async retry<T>(error: unknown, scope: AttemptScope, again: () => Promise<T>): Promise<T> {
-    if (!this.handles(error)) throw error;
+  /**
+   * The server did not know the tool by the name we called: nothing ran (not_sent). If a fresh
+   * list still has it, it is sent once more, through the same hooks as every send.
+   */
+  async retry(error: unknown, scope: AttemptScope): Promise<CallToolResult> {
+    if (!this.handles(error) || !this.current) throw error;
     this.refreshed = true;
     const { connection, mcpName } = this.runtime.target;
     const tools = await connection.refreshTools(scope.signal).catch(() => undefined);
     if (!tools?.some((t) => t.name === mcpName)) throw error;
-    return again();
+    return this.sendOnce(scope, this.current.n, this.current.meta);
   }
 }

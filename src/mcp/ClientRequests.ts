@@ -17,17 +17,29 @@ export interface Abortable {
   readonly aborted: boolean;
 }
 
-/** One request written by this client: the attempt it belongs to, and the HTTP headers set for it alone. */
+/** One request written by this client: what ends it is its attempt's scope. */
 export interface SentRequest {
   readonly scope: Abortable;
-  readonly headers: Record<string, string> | undefined;
 }
+
+/**
+ * How a request's own HTTP headers (a `beforeToolCall`'s) reach the server over this client:
+ * `options`, in the request's send options (the v2 client hands them to its transport, which adds
+ * them to that request's POST); `none` where they cannot (stdio has no headers; a user's client
+ * whose transport takes none): such a call is refused unsent, never sent without them.
+ */
+export type HeaderRoute = "options" | "none";
 
 export class ClientRequests implements TransportProbe {
   exit?: ExitInfo;
   lastActivity = 0;
+  /** Set by the transport that takes per-request headers. @default "none" */
+  headerRoute: HeaderRoute = "none";
   readonly responses = new Map<number | string, HttpResponseFacts>();
-  /** Headers by request id, for requests sent outside the SDK's tools/call (a task's raw channel). */
+  /**
+   * Headers by request id, for the one request being written: the legacy SSE transport's POST,
+   * and a task's raw channel. Added by this client's fetch to that request's POST alone.
+   */
   readonly requestHeaders = new Map<number | string, Record<string, string>>();
   abandon?: (id: number) => void;
   serverGone?: (why: Error) => void;
@@ -50,7 +62,7 @@ export class ClientRequests implements TransportProbe {
 
   /** The headers a call set for request `id` of this client, if any. */
   headersFor(id: number | string): Record<string, string> | undefined {
-    return typeof id === "number" ? (this.sent.get(id)?.headers ?? this.requestHeaders.get(id)) : this.requestHeaders.get(id);
+    return this.requestHeaders.get(id);
   }
 
   /** Request `id` was written for `request`: a broken answer stream ends its attempt, until `untrack`. */

@@ -7,7 +7,7 @@ import { runsAsTask, taskAttempt, type TaskCall } from "./taskCall.js";
 import { isControlFlow } from "../errors/controlFlow.js";
 import { begin } from "../policy/chain.js";
 import { fromResult } from "../errors/fromResult.js";
-import type { McpToolError } from "../errors/McpToolError.js";
+import { McpToolError } from "../errors/McpToolError.js";
 import type { CustomCodeTable } from "../errors/normalize.js";
 import type { CallContext } from "../policy/abort.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
@@ -33,15 +33,22 @@ export interface Progress {
   message?: string;
 }
 
-/** Asked after an attempt failed: may settle the attempt another way (`again` repeats it). */
+/**
+ * Asked after an attempt failed: may settle the attempt another way, by sending the call once
+ * more through the call's own send path (its hooks included), where a fact makes that safe.
+ */
 export interface AttemptRecovery {
   /** Does this failure call for it? Asked first, so most failures pass by without a step of its own. */
   handles(error: unknown): boolean;
-  retry<T>(error: unknown, scope: AttemptScope, again: () => Promise<T>): Promise<T>;
+  retry(error: unknown, scope: AttemptScope): Promise<CallToolResult>;
 }
 
-/** The call an attempt is one of, as the attempt sees it: its task, and its recovery. */
-export type CallOfAttempt = TaskCall & AttemptRecovery;
+/** The call an attempt is one of, as the attempt sees it: its task, its recovery, and who hears its answers. */
+export type CallOfAttempt = TaskCall &
+  AttemptRecovery & {
+    /** Sees every answer the server gave (an `isError` one included) before it is judged; may give another. */
+    afterAnswer?: (result: CallToolResult) => Promise<CallToolResult>;
+  };
 
 /**
  * One attempt at an MCP tool call, the same way for every call: under its scope (our timer, the
@@ -94,6 +101,8 @@ function send(facts: TrackedAttempt, lease: Lease, params: CallParams, task: Tas
   // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
   facts.abortedBeforeSend = scope.aborted;
   const client = lease.client;
+  // A caller's own headers are often its identity: a call that cannot carry them is not sent.
+  if (facts.headers && lease.requests.headerRoute === "none") throw headersNotCarried(connection);
   // A task's polls are not tied to the call's controller: each poll's stream ends as it
   // answers while the call goes on, and a lost connection must not cancel the task.
   return runsAsTask(task, client, connection, target.mcpName)
@@ -101,9 +110,14 @@ function send(facts: TrackedAttempt, lease: Lease, params: CallParams, task: Tas
     : sendCall(connection, client, params, context, scope, callOptions(facts, client));
 }
 
-/** The server answered. A result the tool answered with `isError` is its own failure. */
+/** The server answered: the toolkit's `afterToolCall` sees it first. A result the tool answered with `isError` is its own failure. */
 function answered(facts: TrackedAttempt, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
   facts.end(false);
+  const after = facts.call?.afterAnswer;
+  return after ? after(result).then((seen) => judged(facts, seen)) : judged(facts, result);
+}
+
+function judged(facts: TrackedAttempt, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
   const domain = domainError(result, facts);
   return domain ? recoverOrReject(domain, facts) : result;
 }
@@ -191,6 +205,7 @@ export class TrackedAttempt implements AttemptFacts, RequestIds, SentRequest {
 function callOptions(facts: TrackedAttempt, client: AnyClient): CallOptions {
   const { target, scope } = facts;
   const options: CallOptions = { signal: scope.requestSignal, timeout: target.sdkTimeoutMs };
+  if (facts.headers) options.headers = facts.headers;
   // Only our own transports report request ids (a user's client keeps its transport as it is).
   if (tagsRequests(transportOf(client))) options.onresumptiontoken = requestMark(facts);
   const { toolDefinition } = target.connection.catalog.callOptionsFor(target.mcpName);
@@ -210,8 +225,17 @@ function callOptions(facts: TrackedAttempt, client: AnyClient): CallOptions {
 function recoverOrReject(error: unknown, facts: TrackedAttempt): Promise<CallToolResult> {
   const { recovery } = facts;
   if (!recovery?.handles(error)) throw error;
-  const again = () => callToolOnce(facts.target, facts.args, facts.scope, facts.attempt, facts.context, facts.callerSignal, facts.meta, facts.call, facts.progress, facts.headers);
-  return recovery.retry(error, facts.scope, again);
+  return recovery.retry(error, facts.scope);
+}
+
+/** A `beforeToolCall` set headers for a call whose transport cannot carry them: refused, unsent. */
+function headersNotCarried(connection: Connection): McpToolError {
+  const over = !connection.breaksArePerRequest ? "over stdio, which has no HTTP headers" : "through a client whose transport takes no per-request headers (a v2 SDK client over streamable HTTP or SSE does)";
+  return McpToolError.of(
+    "interceptor_error",
+    `beforeToolCall set HTTP headers for this call, but server '${connection.name}' is reached ${over}; the call was not sent without them.`,
+    { serverName: connection.name, outcome: "not_sent", transient: false },
+  );
 }
 
 const NO_PROGRESS: Pick<CallOptions, "onprogress" | "resetTimeoutOnProgress"> = Object.freeze({});

@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport, type Client, type Transport } from "@mod
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/index.js";
 import { priorFor, type Listing } from "./catalogCache.js";
-import { isStdioTransport, listAllTools, transportOf, type AnyClient } from "./clients.js";
+import { isStdioTransport, isV2Client, listAllTools, transportOf, type AnyClient } from "./clients.js";
 import { connectTransport, newClient, type ConnectAttempt, type EraChoice, type PendingTransport } from "./connect.js";
 import { terminateSession } from "./connectionEnds.js";
 import { EraMemory, eraSetting, probeTimeoutMs } from "./era.js";
@@ -208,8 +208,11 @@ export class UserClient implements ClientSource {
   async open(): Promise<Opened> {
     const transport = transportOf(this.client);
     if (!transport) throw new Error("Not connected");
-    // The user's transport reports nothing to it: it only keeps the record's shape the same.
-    return { client: this.client, transport, requests: new ClientRequests(), tools: await listAllTools(this.client) };
+    // The user's transport reports nothing to it. A v2 client hands a request's own headers to its
+    // transport; only the streamable HTTP transport sends them (its SSE and stdio ones do not).
+    const requests = new ClientRequests();
+    if (isV2Client(this.client) && typeof (transport as { terminateSession?: unknown }).terminateSession === "function") requests.headerRoute = "options";
+    return { client: this.client, transport, requests, tools: await listAllTools(this.client) };
   }
 
   adopt(): void {}

@@ -27,6 +27,8 @@ export interface CallOptions {
   allowInputRequired?: boolean;
   /** v2: the tool's definition, for a client that never listed it (its output check and header mirroring). */
   toolDefinition?: Tool;
+  /** v2: HTTP headers for this request alone (a `beforeToolCall`'s), sent by the transport with its POST. */
+  headers?: Record<string, string>;
 }
 
 /** Is this a v2 client? Read by shape, so a second bundled copy of either SDK is recognised too. */

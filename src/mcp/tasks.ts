@@ -115,5 +115,9 @@ export async function runAsTask(client: AnyClient, params: TaskCallParams, optio
   if (!supportsToolTasks(client)) {
     throw McpToolError.of("capability_missing", "The server does not support tool calls as tasks (it declares no tasks.requests.tools.call capability). Nothing was sent.", fieldsOf(context));
   }
-  return new TaskRun(client as unknown as TaskRequester, params, options, context).run();
+  const requester = client as unknown as TaskRequester;
+  // A 2025 task's requests are the client's own: its per-request headers go in their send options.
+  const set = options.headers?.set;
+  const withHeaders: TaskRequester = set ? { request: (request, schema, o) => requester.request(request, schema, { ...o, headers: set } as never) } : requester;
+  return new TaskRun(withHeaders, params, options, context).run();
 }

@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { SSEClientTransport, SseError, type FetchLike, type SSEClientTransportOptions, type StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client";
+import { SSEClientTransport, SseError, type FetchLike, type JSONRPCMessage, type TransportSendOptions, type SSEClientTransportOptions, type StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { DEFAULT_STDERR_LINES, type HttpServerConfig, type SseServerConfig, type StdioServerConfig } from "../config/index.js";
 import type { ExitInfo, HttpResponseFacts } from "../errors/normalize.js";
@@ -18,6 +18,10 @@ export interface TransportProbe extends ActivityClock {
    * client gave it: added to that request's POST, never to another's.
    */
   headersFor?(id: number | string): Record<string, string> | undefined;
+  /** The headers of the request being written, by its id (set by a transport whose SDK send ignores a request's own headers). */
+  readonly requestHeaders?: Map<number | string, Record<string, string>>;
+  /** How a request's own headers reach the server (ClientRequests.ts); set by a transport that carries them. */
+  headerRoute?: "options" | "none";
   /**
    * What the HTTP layer saw of responses that were not a plain MCP answer (a failed status, a page,
    * a stray JSON), by JSON-RPC request id; read once by the call that sent the request. The
@@ -183,6 +187,8 @@ function httpOptions(config: HttpServerConfig | SseServerConfig, probe: Transpor
 const RESUME = { initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 2, maxReconnectionDelay: 1000, maxRetries: 2 };
 
 export function streamableTransport(config: HttpServerConfig, probe: TransportProbe): StreamableHTTPClientTransport {
+  // The SDK's transport adds a request's `headers` send option to its POST.
+  probe.headerRoute = "options";
   const transport = new AnswerWatchingTransport(
     new URL(String(config.url)),
     { ...httpOptions(config, probe), reconnectionOptions: RESUME },
@@ -201,8 +207,9 @@ export function streamableTransport(config: HttpServerConfig, probe: TransportPr
 class WatchedSseTransport extends SSEClientTransport {
   private started = false;
 
-  constructor(url: URL, options: SSEClientTransportOptions, probe: TransportProbe) {
+  constructor(url: URL, options: SSEClientTransportOptions, private readonly probe: TransportProbe) {
     super(url, options);
+    probe.headerRoute = "options";
     // Set before the client connects, which calls it first and then its own.
     this.onerror = (error) => {
       if (this.started && error instanceof SseError) probe.onEventStreamLost?.(this, error);
@@ -214,6 +221,18 @@ class WatchedSseTransport extends SSEClientTransport {
   override async start(): Promise<void> {
     await super.start();
     this.started = true;
+  }
+
+  /** The SDK's SSE transport ignores a request's `headers` send option: this client's fetch adds them to that POST. */
+  override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const id = options?.headers && "method" in message && "id" in message ? message.id : undefined;
+    if (id === undefined || !options?.headers) return super.send(message);
+    this.probe.requestHeaders?.set(id, { ...options.headers });
+    try {
+      await super.send(message);
+    } finally {
+      this.probe.requestHeaders?.delete(id);
+    }
   }
 }
 
