@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { callToolWith, isV2Client, transportOf, type AnyClient, type CallOptions, type CallParams } from "./clients.js";
 import { withInputRounds } from "./input.js";
+import { outputMismatch } from "./outputCheck.js";
 import { LOG_LEVEL_META_KEY } from "./serverLogs.js";
 import { requestMark, tagsRequests, type RequestIds } from "./requestScope.js";
 import { runsAsTask, taskAttempt, type TaskCall } from "./taskCall.js";
@@ -105,9 +106,10 @@ function send(facts: TrackedAttempt, lease: Lease, params: CallParams, task: Tas
   if (facts.headers && lease.requests.headerRoute === "none") throw headersNotCarried(connection);
   // A task's polls are not tied to the call's controller: each poll's stream ends as it
   // answers while the call goes on, and a lost connection must not cancel the task.
-  return runsAsTask(task, client, connection, target.mcpName)
-    ? taskAttempt(client, params, task, scope, { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) }, target.sdkTimeoutMs, { connection, requests: lease.requests, headers: facts.headers, ...progressOptions(target, scope, facts.progress) })
-    : sendCall(connection, client, params, context, scope, callOptions(facts, client));
+  if (!runsAsTask(task, client, connection, target.mcpName)) return sendCall(connection, client, params, context, scope, callOptions(facts, client));
+  facts.viaTask = true;
+  const taskContext = { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) };
+  return taskAttempt(client, params, task, scope, taskContext, target.sdkTimeoutMs, { connection, requests: lease.requests, headers: facts.headers, ...progressOptions(target, scope, facts.progress) });
 }
 
 /** The server answered: the toolkit's `afterToolCall` sees it first. A result the tool answered with `isError` is its own failure. */
@@ -118,6 +120,9 @@ function answered(facts: TrackedAttempt, result: CallToolResult): CallToolResult
 }
 
 function judged(facts: TrackedAttempt, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
+  // A task's result was read outside the SDK's callTool, which checks the output schema on its own path.
+  const mismatch = facts.viaTask ? outputMismatch(facts.target.connection.tools.find((t) => t.name === facts.target.mcpName), result, { ...facts.context, attempts: facts.attempt }) : undefined;
+  if (mismatch) throw mismatch;
   const domain = domainError(result, facts);
   return domain ? recoverOrReject(domain, facts) : result;
 }
@@ -149,6 +154,8 @@ export class TrackedAttempt implements AttemptFacts, RequestIds, SentRequest {
   id?: number;
   readonly logMark: number;
   abortedBeforeSend = false;
+  /** Did the attempt run as a task (its result read outside the SDK's callTool)? */
+  viaTask = false;
   /** The ids of the attempt's requests before the latest (`id`): input rounds send several. */
   private earlierIds: number[] | undefined;
 

@@ -161,3 +161,15 @@ describe("per-call headers on a server with the Tasks extension", () => {
     expect(server.seen.every((r) => r.user === "ada")).toBe(true);
   });
 });
+
+describe("output schemas on a server with the Tasks extension", () => {
+  it("a result that breaks the tool's outputSchema is output_schema_mismatch, as on the SDK's own path; a matching one passes", async () => {
+    const server = later(await startExtensionTaskServer());
+    const toolkit = await connect(server);
+    const good = await replyOf(toolkit.getTool("shaped"), { good: true });
+    expect(good.error).toBeUndefined();
+    const bad = await replyOf(toolkit.getTool("shaped"), { good: false });
+    expect(bad.error).toMatchObject({ reason: "output_schema_mismatch", outcome: "executed", transient: false });
+    expect(bad.error?.message).toMatch(/count/);
+  });
+});

@@ -108,7 +108,11 @@ export async function startExtensionTaskServer(): Promise<ExtensionTaskServer> {
   const build = () => {
     const server = new Server({ name: "v2-tasks-extension", version: "1.0.0" }, { capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } } });
     server.setRequestHandler("tools/list", async () => ({
-      tools: ["long_job", "quick", "ask", "confirm_first"].map((name) => ({ name, description: `${name} (see the fixture)`, inputSchema: { type: "object" as const } })),
+      tools: [
+        ...["long_job", "quick", "ask", "confirm_first"].map((name) => ({ name, description: `${name} (see the fixture)`, inputSchema: { type: "object" as const } })),
+        // Answers at once with structured content that matches its output schema only when asked `good`.
+        { name: "shaped", description: "Counts.", inputSchema: { type: "object" as const }, outputSchema: { type: "object" as const, properties: { count: { type: "number" } }, required: ["count"] } },
+      ],
     }));
     server.setRequestHandler("tools/call", async (request, ctx) => {
       see("tools/call", ctx);
@@ -116,6 +120,10 @@ export async function startExtensionTaskServer(): Promise<ExtensionTaskServer> {
       const envelope = (ctx.mcpReq as { envelope?: Record<string, { extensions?: Record<string, unknown> }> }).envelope;
       declared.push(envelope?.["io.modelcontextprotocol/clientCapabilities"]?.extensions?.[TASKS_EXTENSION] !== undefined);
       const args = (request.params.arguments ?? {}) as { ms?: number; text?: string; progress?: number; stepMs?: number; sample?: boolean; askAfterMs?: number };
+      if (request.params.name === "shaped") {
+        const good = (request.params.arguments as { good?: boolean } | undefined)?.good === true;
+        return { content: [{ type: "text" as const, text: "counted" }], structuredContent: good ? { count: 3 } : { count: "many" } };
+      }
       if (request.params.name === "quick") {
         // Progress while the call runs, on the call's own answer stream, before its result.
         const token = request.params._meta?.progressToken;
