@@ -174,6 +174,12 @@ export interface ServerStatus {
   lastError?: { reason: Reason; message: string };
   /** How long its last successful connect attempt took, in milliseconds. */
   connectMs?: number;
+  /**
+   * While a failed optional server waits to be tried again in the background: when (epoch ms).
+   * The waits double from `reconnect.minDelayMs` up to `reconnect.maxDelayMs`, or up to 5 minutes
+   * for a server whose process cannot start (`server_start_failed`, `spawn_failed`).
+   */
+  nextAttemptAt?: number;
 }
 
 /**

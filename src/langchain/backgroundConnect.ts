@@ -4,6 +4,7 @@
  * under way is shared by whoever asks for one, so a server is never connected twice at once.
  */
 import { DEFAULT_RECONNECT, type ReconnectOptions } from "../config/index.js";
+import type { Reason } from "../errors/reasons.js";
 import { sleep } from "../policy/abort.js";
 
 /**
@@ -13,17 +14,28 @@ import { sleep } from "../policy/abort.js";
 export const BACKGROUND_MIN_DELAY_MS = 100;
 
 /**
+ * The longest wait between background attempts of a server whose process cannot start (its
+ * command, package or script is wrong): each attempt runs the command again (with npx, one
+ * registry request), and only a person's fix helps, so the waits keep doubling up to 5 minutes.
+ */
+export const START_FAILED_MAX_DELAY_MS = 300_000;
+
+/** Failures that only a person's fix ends: the command itself is wrong. */
+const CANNOT_START: ReadonlySet<Reason> = new Set(["server_start_failed", "spawn_failed"]);
+
+/**
  * The wait before background attempt `failures + 1`, from the server's `reconnect` backoff:
  * `minDelayMs` doubling up to `maxDelayMs`, as the connection waits before a reconnect, and
  * never less than that wait, so the connection itself has nothing left to wait and an attempt's
  * time is the connect's own. `undefined` when the server's reconnection is off: it is then
  * tried only by `refresh()`.
  */
-export function backgroundDelay(reconnect: ReconnectOptions | undefined, failures: number): number | undefined {
+export function backgroundDelay(reconnect: ReconnectOptions | undefined, failures: number, lastReason?: Reason): number | undefined {
   const { enabled, minDelayMs, maxDelayMs } = { ...DEFAULT_RECONNECT, ...reconnect };
   if (!enabled) return undefined;
   const base = Math.max(minDelayMs, BACKGROUND_MIN_DELAY_MS);
-  return Math.max(BACKGROUND_MIN_DELAY_MS, Math.min(maxDelayMs, base * 2 ** Math.min(failures - 1, 30)));
+  const cap = lastReason && CANNOT_START.has(lastReason) ? Math.max(maxDelayMs, START_FAILED_MAX_DELAY_MS) : maxDelayMs;
+  return Math.max(BACKGROUND_MIN_DELAY_MS, Math.min(cap, base * 2 ** Math.min(failures - 1, 30)));
 }
 
 interface Loop {
@@ -46,6 +58,8 @@ export class BackgroundConnects {
   constructor(
     private readonly attemptOnce: (server: string) => Promise<boolean>,
     private readonly delayOf: (server: string, failures: number) => number | undefined,
+    /** Told when a server's next attempt is due (epoch ms) as its wait begins, and `undefined` when the wait ends. */
+    private readonly onWait: (server: string, at: number | undefined) => void = () => {},
   ) {}
 
   /** Starts trying `server` again in the background (its first attempt failed), unless it is already. */
@@ -78,8 +92,10 @@ export class BackgroundConnects {
       const delay = this.delayOf(server, failures);
       if (delay === undefined) return;
       loop.wake = new AbortController();
+      this.onWait(server, Date.now() + delay);
       // An abort is a wake (refresh) or the end (close); both go on to the check below.
       await sleep(delay, loop.wake.signal).catch(() => undefined);
+      this.onWait(server, undefined);
       if (this.stopped || (await this.attempt(server))) return;
     }
   }

@@ -40,7 +40,8 @@ export class ServerConnects {
     this.board = new ServerStatusBoard(parts.config, (event) => parts.events.emit(event), parts.toolsOf);
     this.background = new BackgroundConnects(
       (server) => this.retry(server),
-      (server, failures) => backgroundDelay(parts.config.servers[server]?.reconnect, failures),
+      (server, failures) => backgroundDelay(parts.config.servers[server]?.reconnect, failures, this.board.lastReason(server)),
+      (server, at) => this.board.nextAttempt(server, at),
     );
   }
 

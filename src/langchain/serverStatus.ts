@@ -21,6 +21,7 @@ interface Entry {
   protocolVersion?: string;
   lastError?: { reason: McpToolError["reason"]; message: string };
   connectMs?: number;
+  nextAttemptAt?: number;
 }
 
 export class ServerStatusBoard {
@@ -76,6 +77,19 @@ export class ServerStatusBoard {
     return changed;
   }
 
+  /** Why the server's last connect failed, if it did. */
+  lastReason(server: string): McpToolError["reason"] | undefined {
+    return this.entries.get(server)?.lastError?.reason;
+  }
+
+  /** A failed server's next background attempt is due at `at` (epoch ms); `undefined` once it starts. */
+  nextAttempt(server: string, at: number | undefined): void {
+    const entry = this.entries.get(server);
+    if (!entry) return;
+    if (at === undefined || entry.state !== "failed") delete entry.nextAttemptAt;
+    else entry.nextAttemptAt = at;
+  }
+
   /** The toolkit closed: every server is `"closed"`, each told once. */
   closeAll(): void {
     for (const [server, entry] of this.entries) {
@@ -101,6 +115,7 @@ export class ServerStatusBoard {
       tools: entry.state === "connected" ? this.toolsOf(server) : [],
       ...(entry.lastError ? { lastError: { ...entry.lastError } } : {}),
       ...(entry.connectMs !== undefined ? { connectMs: entry.connectMs } : {}),
+      ...(entry.state === "failed" && entry.nextAttemptAt !== undefined ? { nextAttemptAt: entry.nextAttemptAt } : {}),
     };
   }
 

@@ -21,6 +21,7 @@ import { ToolkitClosedError } from "./connectionEnds.js";
 import { CurrentClient, type Lease } from "./CurrentClient.js";
 import type { InputHandler } from "./input.js";
 import { ListenWatch } from "./listenWatch.js";
+import { startFailed } from "./startFailure.js";
 import { ReconnectBackoff } from "./reconnectBackoff.js";
 import { RequestTracker } from "./RequestTracker.js";
 import { ServerLogs } from "./serverLogs.js";
@@ -273,7 +274,10 @@ export class Connection {
       // Backoff only after a failed attempt: the first re-initialize after a lost connection is immediate.
       const response = tried?.requests?.takeNewest();
       const url = this.url;
-      const failure = normalize(error, { serverName: this.name, exit: tried?.requests?.exit ?? this.lastExit, notSent: true, ...(url ? { url } : {}), ...(response ? { response } : {}) });
+      const exited = "command" in this.config ? tried?.requests?.exit : undefined;
+      const seen = normalize(error, { serverName: this.name, exit: exited ?? this.lastExit, notSent: true, ...(url ? { url } : {}), ...(response ? { response } : {}) });
+      // A stdio process that died on its own during its connect (not stopped by our timeout) never got a call: it failed to start.
+      const failure = exited && seen.reason === "connection_closed" ? startFailed(this.name, exited, error) : seen;
       this.backoff.failed(failure);
       throw failure;
     }

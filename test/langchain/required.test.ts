@@ -81,7 +81,7 @@ describe("an optional server", () => {
     expect(status.local).toMatchObject({ state: "connected", required: true, protocolVersion: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
     expect(status.local!.tools).toContain("local__echo");
     expect(status.local!.connectMs).toBeGreaterThanOrEqual(0);
-    expect(status.remote).toEqual({ state: "failed", required: false, tools: [], lastError: { reason: "service_unavailable", message: expect.stringContaining("503") } });
+    expect(status.remote).toEqual({ state: "failed", required: false, tools: [], lastError: { reason: "service_unavailable", message: expect.stringContaining("503") }, nextAttemptAt: expect.any(Number) });
     expect(toolkit.pendingServers).toEqual(["remote"]);
     expect(toolkit.getTools().some((t) => t.name.startsWith("remote__"))).toBe(false);
     expect(statusEvents(events, "local")).toMatchObject([{ state: "connected", previous: "connecting" }]);
@@ -158,7 +158,7 @@ describe("an optional server", () => {
     });
     cleanups.push(() => toolkit.close());
     const { lastError } = toolkit.status().leaky!;
-    expect(lastError?.reason).toBe("connection_closed");
+    expect(lastError?.reason).toBe("server_start_failed");
     expect(lastError?.message).toContain("[REDACTED]");
     expect(JSON.stringify(toolkit.status())).not.toContain(DB_PASS);
     expect(JSON.stringify(events)).not.toContain(DB_PASS);

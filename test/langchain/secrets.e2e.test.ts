@@ -142,7 +142,7 @@ describe("secrets a stdio server prints to stderr", () => {
       (toolkit) => toolkit.close(),
       (e: unknown) => e,
     )) as McpToolError;
-    expect(rejected).toMatchObject({ reason: "connection_closed", serverName: "db" });
+    expect(rejected).toMatchObject({ reason: "server_start_failed", serverName: "db" });
     expect(rejected.message).toContain("[REDACTED]");
     expect(rejected.cause).toBeUndefined();
     expectNoSecret("connect() rejection", rejected);
@@ -153,7 +153,7 @@ describe("secrets a stdio server prints to stderr", () => {
 
   it("are not in what doctor reports, as text or as JSON", async () => {
     const report = await runDoctor({ servers: { db: leakyServer({ LEAK_AT_START: "1" }) } });
-    expect(report.servers[0]!.error).toMatchObject({ reason: "connection_closed" });
+    expect(report.servers[0]!.error).toMatchObject({ reason: "server_start_failed" });
     expect(report.servers[0]!.error!.message).toContain("[REDACTED]");
     expectNoSecret("doctor", formatReport(report), report);
   });

@@ -1,0 +1,37 @@
+/**
+ * A stdio server whose process exited before it answered `initialize`: no call was made, and the
+ * same command will fail the same way until a person fixes it (a misspelt npx package, a script
+ * path that does not exist). Named for what it is, with the cause read from its stderr, rather
+ * than a connection "closed during the call" that may pass if tried again.
+ */
+import type { ExitInfo } from "../errors/normalize.js";
+import { McpToolError } from "../errors/McpToolError.js";
+
+/** The process's own words for the causes a person can fix, each turned into what to do. */
+const CAUSES: Array<{ test: RegExp; say: (match: RegExpMatchArray) => string }> = [
+  // npm/npx: "npm error 404 Not Found - GET https://registry.npmjs.org/@scope%2fname" (npm 7+; "npm ERR!" before).
+  { test: /npm (?:error|ERR!) 404 Not Found - GET \S+?\/((?:@[^/\s%]+(?:%2f|\/))?[^/\s]+)\s*(?:-|$)/im, say: (m) => `npm has no package '${decodeURIComponent(m[1]!)}' (E404): check the package name in the server's args.` },
+  { test: /npm (?:error|ERR!) code E404/i, say: () => "npm could not find the package it was asked to run (E404): check the package name in the server's args." },
+  // Node: "Error: Cannot find module '/path/server.js'" for the entry script.
+  { test: /Cannot find module '([^']+)'/, say: (m) => `the script '${m[1]}' does not exist: check the path in the server's args (a relative path is read from its cwd).` },
+  // Python: "can't open file '/path/server.py': [Errno 2] No such file or directory".
+  { test: /can't open file '([^']+)'/, say: (m) => `the script '${m[1]}' does not exist: check the path in the server's args.` },
+  { test: /No module named '?([\w.]+)'?/, say: (m) => `the Python module '${m[1]}' is not installed where the server runs.` },
+];
+
+/** The error of a connect whose stdio server exited before answering `initialize`; `exit` is what its transport saw. */
+export function startFailed(serverName: string, exit: ExitInfo, cause: unknown): McpToolError {
+  const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.exitCode ?? "unknown"}`;
+  const stderr = exit.stderrTail?.trim() ?? "";
+  const known = CAUSES.map(({ test, say }) => {
+    const match = stderr.match(test);
+    return match ? say(match) : undefined;
+  }).find((said) => said !== undefined);
+  const lastLine = stderr.split("\n").filter((line) => line.trim() !== "").at(-1);
+  const why = known ?? (lastLine ? `its last words on stderr: ${lastLine.trim()}` : "it wrote nothing on stderr.");
+  return McpToolError.of("server_start_failed", `Server '${serverName}' ${how} before it answered initialize: ${why}`, {
+    serverName,
+    data: { exitCode: exit.exitCode ?? null, signal: exit.signal ?? null, stderr },
+    cause,
+  });
+}

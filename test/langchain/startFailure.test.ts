@@ -1,0 +1,70 @@
+/**
+ * A stdio server that exits before it answers `initialize` failed to start: permanent, nothing
+ * sent, named from what the process said (a misspelt npx package, a script that does not exist),
+ * never "closed during the call". An optional one is tried again in the background with waits
+ * that keep doubling up to 5 minutes, and its status says when the next try is.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { McpToolkit } from "../../src/index.js";
+import { isMcpToolError } from "../../src/errors/McpToolError.js";
+import { backgroundDelay, START_FAILED_MAX_DELAY_MS } from "../../src/langchain/backgroundConnect.js";
+import { DEFAULT_RECONNECT } from "../../src/config/index.js";
+import { closeAfterEach } from "../servers/cleanups.js";
+import { closesLater } from "../servers/replies.js";
+
+const cleanups = closeAfterEach();
+const later = closesLater(cleanups);
+
+async function connectError(server: Parameters<typeof McpToolkit.connect>[0]["servers"][string]) {
+  try {
+    later(await McpToolkit.connect({ servers: { s: server } }));
+  } catch (error) {
+    if (isMcpToolError(error)) return error;
+    throw error;
+  }
+  throw new Error("connect() succeeded");
+}
+
+describe("a stdio server that exits before it answers initialize", () => {
+  it("whose script does not exist fails server_start_failed, permanent and unsent, naming the path", async () => {
+    const missing = join(mkdtempSync(join(tmpdir(), "mcp-start-")), "server.js");
+    const error = await connectError({ transport: "stdio", command: process.execPath, args: [missing] });
+    expect(error).toMatchObject({ reason: "server_start_failed", outcome: "not_sent", transient: false, serverName: "s" });
+    expect(error.message).toContain(`the script '${missing}' does not exist`);
+    expect(error.message).toMatch(/exited with code 1 before it answered initialize/);
+    expect(error.message).not.toMatch(/during the call/);
+    expect(error.data).toMatchObject({ exitCode: 1 });
+  });
+
+  it("whose npx package is misspelt names the package (npm's E404)", async () => {
+    const error = await connectError({ transport: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-everythingg"], connectTimeoutMs: 60_000 });
+    expect(error).toMatchObject({ reason: "server_start_failed", outcome: "not_sent", transient: false });
+    expect(error.message).toContain("npm has no package '@modelcontextprotocol/server-everythingg' (E404)");
+  }, 90_000);
+
+  it("when optional, is tried again in the background and its status says when", async () => {
+    const missing = join(mkdtempSync(join(tmpdir(), "mcp-start-")), "server.js");
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "stdio", command: process.execPath, args: [missing], required: false } } }));
+    let status = toolkit.status().s!;
+    const deadline = Date.now() + 10_000;
+    while (status.nextAttemptAt === undefined && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      status = toolkit.status().s!;
+    }
+    expect(status).toMatchObject({ state: "failed", lastError: { reason: "server_start_failed" } });
+    expect(status.nextAttemptAt).toBeGreaterThan(Date.now() - 1_000);
+  });
+});
+
+describe("the background waits of a server that cannot start", () => {
+  it("double up to 5 minutes, where other failures stop at reconnect.maxDelayMs", () => {
+    const waits = (reason?: "server_start_failed" | "connection_refused") => Array.from({ length: 16 }, (_, i) => backgroundDelay(undefined, i + 1, reason)!);
+    const cannotStart = waits("server_start_failed");
+    expect(cannotStart.at(-1)).toBe(START_FAILED_MAX_DELAY_MS);
+    for (let i = 1; i < cannotStart.length; i++) expect(cannotStart[i]).toBeGreaterThanOrEqual(cannotStart[i - 1]!);
+    expect(Math.max(...waits("connection_refused"))).toBe(DEFAULT_RECONNECT.maxDelayMs);
+  });
+});
