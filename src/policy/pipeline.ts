@@ -188,11 +188,11 @@ class PipelineCall<T, I> {
     if (!breaker) return this.timed(n, undefined);
     if (breaker.admitsDirectly(this.signal)) return this.timed(n, breaker);
     // An open circuit about to test the server is waited for as a Retry-After is, within the
-    // retry policy's longest wait and the attempt's timeout; a call that may not be repeated
-    // (retries: 0) is not held either, and fails fast for the model to choose.
+    // retry policy's longest wait and the attempt's timeout (a call with retries: 0 fails fast,
+    // for the model to choose); another call's test under way, within the call's own timeout.
     const { retry, timeoutMs } = this.spec.policy;
     const maxWaitMs = retry.retries > 0 ? Math.min(retry.maxTimeout, timeoutMs) : 0;
-    return breaker.execute(() => this.timed(n, undefined), this.waitSignal, this.spec.context, maxWaitMs);
+    return breaker.execute(() => this.timed(n, undefined), this.waitSignal, this.spec.context, maxWaitMs, timeoutMs);
   }
 
   /** One attempt under its scope; `circuit` is the closed breaker it reports its end to. */

@@ -253,3 +253,32 @@ describe("close() while a call waits between attempts", () => {
     expect(heard?.aborted, "the fallback's signal aborted too").toBe(true);
   });
 });
+
+describe("a call that finds another call testing a half-open circuit", () => {
+  it("waits for the verdict only within its own timeout, then fails circuit_open, unsent", async () => {
+    const http = later(await startHttpFixture());
+    const breaker = { failureThreshold: 1, initialHalfOpenAfterMs: 200, halfOpenAfterMs: 200, halfOpenJitter: 0 };
+    const toolkit = later(
+      await McpToolkit.connect({
+        servers: { s: { transport: "http", url: http.url.href } },
+        breaker,
+        retry: { retries: 0 },
+        tools: { slow: { timeoutMs: 10_000 }, echo: { timeoutMs: 300 } },
+      }),
+    );
+    http.failNext(500);
+    expect((await replyOf(toolkit.getTool("echo"), { text: "a" })).error).toBeDefined();
+    expect(toolkit.circuitState("s")).toBe("open");
+    await pause(300);
+    // This call tests the server, and takes 2.5 s to answer.
+    const test = replyOf(toolkit.getTool("slow"), { ms: 2_500 });
+    await expect.poll(() => http.state.calls.includes("slow")).toBe(true);
+    expect(toolkit.circuitState("s")).toBe("half-open");
+    const { value, ms } = await timed(replyOf(toolkit.getTool("echo"), { text: "b" }));
+    // Was 2.5 s: the wait for another call's test had no bound of its own.
+    expect(ms).toBeLessThan(2_000);
+    expect(value.error).toMatchObject({ reason: "circuit_open", outcome: "not_sent", transient: true });
+    expect(value.error!.message).toContain("this call's 300 ms ran out waiting for the verdict");
+    expect((await test).error).toBeUndefined();
+  });
+});
