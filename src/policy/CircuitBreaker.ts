@@ -94,7 +94,8 @@ export class CircuitBreaker {
    * Runs `fn` unless the circuit is open. While it is, the call waits for the test if the open
    * period ends within `maxWaitMs` (all its waits here together), and is refused otherwise. A
    * call that finds another call testing the server waits for its verdict within `boundMs` (the
-   * call's own timeout; all its waits here together), and is refused, `circuit_open`, past it.
+   * call's own timeout; all its waits here together; unbounded when omitted), and is refused,
+   * `circuit_open`, past it.
    * A caller whose `signal` aborts while it waits settles at once as `cancelled` (or `closed`,
    * see abort.ts), unsent.
    */

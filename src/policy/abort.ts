@@ -2,8 +2,9 @@ import { McpToolError } from "../errors/McpToolError.js";
 
 /**
  * The library's only helpers for signals and waits: one links a controller to a signal, one
- * races a promise against a signal, one races a deadline, one sleeps. Every wait a call can
- * meet is built from these, so each ends at once on an abort and never outlives its bound.
+ * joins two signals, one races a promise against a signal, one races a deadline, one sleeps.
+ * Every wait a call can meet is built from these, so each ends at once on an abort (the
+ * caller's or the toolkit's close, told apart by {@link cancelled}) and never outlives its bound.
  */
 
 /**
