@@ -77,6 +77,7 @@ export class McpToolkit extends BaseToolkit {
         gate: new RetryAfterGate(name),
         budget: new RetryBudget({ ...config.retryBudget, ...server.retryBudget }),
         listening: connection.listening,
+        closing: connection.closingSignal,
         ...(server.maxConcurrent !== undefined ? { bulkhead: new Bulkhead(name, server.maxConcurrent, server.maxQueue ?? Number.POSITIVE_INFINITY) } : {}),
       });
     }

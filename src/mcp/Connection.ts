@@ -172,6 +172,11 @@ export class Connection {
     return this.closing.signal.aborted;
   }
 
+  /** Aborts, with a ToolkitClosedError, once the toolkit closes: every wait of a call to this server races it. */
+  get closingSignal(): AbortSignal {
+    return this.closing.signal;
+  }
+
   /** The live client, connecting or reconnecting first when needed. */
   lease(signal?: AbortSignal): Promise<Lease> {
     if (this.isClosed) return Promise.reject(McpToolError.of("closed", `The toolkit was closed; server '${this.name}' can no longer be called.`, { serverName: this.name }));

@@ -23,13 +23,8 @@ function streamLostMessage(cause: unknown, connectionDied: boolean): string {
   return `${what} broke before the server answered (${detail}).`;
 }
 
-/** The reason in-flight calls are aborted with when the toolkit closes under them. */
-export class ToolkitClosedError extends Error {
-  override readonly name = "ToolkitClosedError";
-  constructor(serverName: string) {
-    super(`The toolkit was closed while the call to server '${serverName}' was in flight.`);
-  }
-}
+/** The reason in-flight calls are aborted with when the toolkit closes under them: made in policy/abort.ts, where every wait reads it. */
+export { ToolkitClosedError } from "../policy/abort.js";
 
 /** How long close() waits for a server to acknowledge ending its session (HTTP DELETE) before closing anyway. */
 const TERMINATE_TIMEOUT_MS = 1000;

@@ -83,8 +83,8 @@ export interface TaskAttemptHooks {
 /**
  * One attempt of a task call: creates the task, or resumes the one an earlier attempt created.
  * Our timer (the attempt's signal) bounds it, and the task is cancelled on the server when it
- * fires or the caller aborts; the run classifies that itself (`request_timeout` or `cancelled`,
- * by `scope.expiredAfter`). A failure that leaves the task running (a lost connection) says so
+ * fires or the caller aborts; the run classifies that itself (`request_timeout` by
+ * `scope.expiredAfter`, `closed` by the signal's reason, otherwise `cancelled`). A failure that leaves the task running (a lost connection) says so
  * in `data.resumeTask`, which makes a repeat safe for any tool.
  */
 export async function taskAttempt(client: AnyClient, params: CallParams, task: TaskCall, scope: AttemptScope, context: NormalizeContext, backstopMs: number, hooks: TaskAttemptHooks): Promise<CallToolResult> {

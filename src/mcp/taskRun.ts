@@ -2,7 +2,7 @@
  * One run of a task call, from creation (or resumption) to its result: its one timer, its
  * polls, the input a 2026 task asks for, and its classification when it ends. Every failure is
  * classified here, once, as what it is: the server's verdict, our timer (`request_timeout`), the
- * caller's abort (`cancelled`), or the transport's failure.
+ * caller's abort (`cancelled`), the toolkit's close (`closed`), or the transport's failure.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -13,7 +13,7 @@ import { fromResult } from "../errors/fromResult.js";
 import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { normalize, type NormalizeContext } from "../errors/normalize.js";
 import type { Reason } from "../errors/reasons.js";
-import { follow, sleep } from "../policy/abort.js";
+import { follow, sleep, ToolkitClosedError } from "../policy/abort.js";
 import type { Progress } from "./callTool.js";
 import type { RunAsTaskOptions, TaskCallParams, TaskStatus } from "./tasks.js";
 import type { TaskRequester } from "./tasksExtension.js";
@@ -189,16 +189,33 @@ export class TaskRun {
   }
 
   /**
-   * Our timeout, the caller's (its timer aborted our signal: `expiredAfter` says so) or the
-   * caller's abort: the task is sent tasks/cancel (bounded, best effort) first.
+   * Our timeout, or the caller's (its timer aborted our signal: `expiredAfter` says so): the
+   * task is sent tasks/cancel (bounded, best effort) first, so that a retry does not find it
+   * still running. The caller's abort and the toolkit's close settle at once (see `stopped`).
    */
   private async endedByUs(cause: unknown): Promise<McpToolError> {
-    const cancel = await this.cancelOnServer();
     const expiry = this.ended === "aborted" ? this.options.expiredAfter?.() : undefined;
-    const timedOut = this.ended === "timeout" || expiry !== undefined;
+    if (this.ended === "aborted" && expiry === undefined) return this.stopped(cause);
+    const cancel = await this.cancelOnServer();
     const limit = expiry === undefined ? `within ${this.options.timeoutMs} ms` : "timeout" in expiry ? `within ${expiry.timeout} ms` : `within the maximum total time of ${expiry.maxTotalTimeout} ms`;
-    const what = timedOut ? `The task did not finish ${limit}` : "The call was cancelled by the caller";
-    return this.made(timedOut ? "request_timeout" : "cancelled", `${what}; ${cancel.note}.`, { cause, data: dropUndefined({ taskId: this.taskId, taskCancelled: cancel.acknowledged }) });
+    return this.made("request_timeout", `The task did not finish ${limit}; ${cancel.note}.`, { cause, data: dropUndefined({ taskId: this.taskId, taskCancelled: cancel.acknowledged }) });
+  }
+
+  /**
+   * The caller's abort (`cancelled`) or the toolkit's close (`closed`: the signal's reason says
+   * which): the call settles now, and the task, if it runs, is sent tasks/cancel in the
+   * background, bounded by `cancelTimeoutMs`; that request never rejects (see `cancelOnServer`).
+   */
+  private stopped(cause: unknown): McpToolError {
+    const id = this.taskId;
+    const running = id !== undefined && !isFinal(this.status);
+    if (running) void this.cancelOnServer();
+    const note = id === undefined ? "no task had been created yet" : running ? `task ${id} is sent tasks/cancel in the background` : `task ${id} had already ended (${this.status})`;
+    if (this.options.signal?.reason instanceof ToolkitClosedError) {
+      // The tools/call was sent, or the task exists: whether the tool ran is not known.
+      return this.made("closed", `The toolkit was closed while the task call was in flight; ${note}.`, { cause, outcome: "unknown" });
+    }
+    return this.made("cancelled", `The call was cancelled by the caller; ${note}.`, { cause });
   }
 
   private async cancelOnServer(): Promise<{ acknowledged: boolean; note: string }> {

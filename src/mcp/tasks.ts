@@ -15,6 +15,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { dropUndefined } from "../errors/classify/util.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import type { NormalizeContext } from "../errors/normalize.js";
+import { ToolkitClosedError } from "../policy/abort.js";
 import type { Expiry } from "../policy/TimeoutPolicy.js";
 import type { Progress } from "./callTool.js";
 import { type AnyClient, eraOf } from "./clients.js";
@@ -35,7 +36,10 @@ export interface TaskCallParams {
 }
 
 export interface RunAsTaskOptions {
-  /** The caller's signal: an abort sends `tasks/cancel` and rejects with `cancelled`. */
+  /**
+   * The caller's signal: an abort rejects at once with `cancelled` (`closed` when its reason is
+   * the toolkit's close) and sends `tasks/cancel` in the background.
+   */
   signal?: AbortSignal;
   /**
    * The bound on the whole task (creation, every poll, the result), ms. On expiry the task is sent
@@ -54,7 +58,7 @@ export interface RunAsTaskOptions {
   minPollIntervalMs?: number;
   /** The longest wait between polls, whatever the server suggests, ms. @default 5000 */
   maxPollIntervalMs?: number;
-  /** How long `tasks/cancel` may take after an expiry or an abort, ms. @default 2000 */
+  /** How long `tasks/cancel` may take after an expiry (which waits for it) or an abort (which does not), ms. @default 2000 */
   cancelTimeoutMs?: number;
   /** What the classifier should know: the tool's and server's names, custom codes. */
   context?: NormalizeContext;
@@ -90,7 +94,7 @@ export function supportsToolTasks(client: AnyClient): boolean {
 /**
  * Runs one tool call as a task and resolves with its result. Rejects with an {@link McpToolError}:
  * the task's own error (an `isError` result or a JSON-RPC error, outcome `executed`),
- * `task_cancelled`, `task_lost`, `request_timeout`, `cancelled`, or the transport's failure
+ * `task_cancelled`, `task_lost`, `request_timeout`, `cancelled`, `closed`, or the transport's failure
  * (classified as any call's is, except that once the task exists its outcome is never `not_sent`;
  * the task lives on, and `resume` asks about it again). Errors made after the task id is known carry
  * `data.taskId` where `data` is free. Errors thrown by the callbacks are ignored.
@@ -98,7 +102,9 @@ export function supportsToolTasks(client: AnyClient): boolean {
 export async function runAsTask(client: AnyClient, params: TaskCallParams, options: RunAsTaskOptions): Promise<CallToolResult> {
   const context = options.context ?? {};
   if (options.signal?.aborted) {
-    throw McpToolError.of("cancelled", "The call was cancelled by the caller before it was sent.", { ...fieldsOf(context), outcome: "not_sent", cause: options.signal.reason });
+    const reason = options.signal.reason;
+    if (reason instanceof ToolkitClosedError) throw McpToolError.of("closed", reason.message, { ...fieldsOf(context), outcome: "not_sent", cause: reason });
+    throw McpToolError.of("cancelled", "The call was cancelled by the caller before it was sent.", { ...fieldsOf(context), outcome: "not_sent", cause: reason });
   }
   if (eraOf(client) === "modern") {
     if (!supportsExtensionTasks(client)) {

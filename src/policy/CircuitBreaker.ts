@@ -2,7 +2,7 @@ import { DEFAULT_BREAKER, type BreakerOptions } from "../config/index.js";
 import { isControlFlow } from "../errors/controlFlow.js";
 import { isMcpToolError, isServerFailure, McpToolError } from "../errors/McpToolError.js";
 import { decidedByCaller, reasonInfo } from "../errors/reasons.js";
-import { cancelled, raceAbort, sleep, type CallContext } from "./abort.js";
+import { cancelled, raceAbort, sleep, withDeadline, type CallContext } from "./abort.js";
 import type { BreakerHooks, BreakerState, SharedCircuit, Verdict } from "./breakerTypes.js";
 import { begin } from "./chain.js";
 
@@ -12,6 +12,12 @@ export { breakerEvents } from "./breakerTypes.js";
 
 /** How many recent failure keys are remembered. */
 const KEYS_KEPT = 32;
+/** The longest a timer can run. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** What a wait for a test's verdict rejects with when the call's own time ran out. */
+const OUT_OF_TIME = Symbol("out of time");
+const outOfTime = (): symbol => OUT_OF_TIME;
+const yes = (): boolean => true;
 
 /**
  * A server failure counts against the server. A cancel says nothing about it either way. Any
@@ -87,13 +93,18 @@ export class CircuitBreaker {
   /**
    * Runs `fn` unless the circuit is open. While it is, the call waits for the test if the open
    * period ends within `maxWaitMs` (all its waits here together), and is refused otherwise. A
-   * caller whose `signal` aborts while it waits settles at once as `cancelled`, unsent.
+   * call that finds another call testing the server waits for its verdict within `boundMs` (the
+   * call's own timeout; all its waits here together; unbounded when omitted), and is refused,
+   * `circuit_open`, past it.
+   * A caller whose `signal` aborts while it waits settles at once as `cancelled` (or `closed`,
+   * see abort.ts), unsent.
    */
-  execute<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, context: CallContext, maxWaitMs = 0): Promise<T> {
+  execute<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, context: CallContext, maxWaitMs = 0, boundMs = Number.POSITIVE_INFINITY): Promise<T> {
     if (!this.options.enabled) return begin(fn);
     // The common case, decided without an await (see chain.ts): no fleet, no test under way, the circuit closed.
     if (!this.shared && !this.test && !this.open) return signal?.aborted ? Promise.reject(cancelled(context, signal.reason, "not_sent")) : this.run(fn);
-    return this.executeGuarded(fn, signal, context, this.now() + maxWaitMs);
+    const now = this.now();
+    return this.executeGuarded(fn, signal, context, now + maxWaitMs, now + boundMs, boundMs);
   }
 
   /**
@@ -110,7 +121,7 @@ export class CircuitBreaker {
     return this.open ? Math.max(0, this.openedAt + this.openFor - this.now()) : 0;
   }
 
-  private async executeGuarded<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, context: CallContext, waitUntil: number): Promise<T> {
+  private async executeGuarded<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, context: CallContext, waitUntil: number, heldUntil: number, boundMs: number): Promise<T> {
     const fleet = this.shared?.state();
     if (fleet === "open") throw this.refusal(context);
     if (fleet === "half-open") {
@@ -122,8 +133,9 @@ export class CircuitBreaker {
     for (;;) {
       if (signal?.aborted) throw cancelled(context, signal.reason, "not_sent");
       if (this.test) {
-        // Another call is testing the server: wait for its verdict, then look again.
-        await raceAbort(this.test, signal).catch(() => undefined);
+        // Another call is testing the server: wait for its verdict, then look again; a call
+        // whose own time runs out first is refused, unsent, as one that cannot wait out the open period is.
+        if (!(await this.verdictWithin(this.test, heldUntil - this.now(), signal))) throw this.refusal(context, undefined, boundMs);
         continue;
       }
       if (!this.open) return this.run(fn);
@@ -137,6 +149,13 @@ export class CircuitBreaker {
         throw cancelled(context, reason, "not_sent");
       });
     }
+  }
+
+  /** Waits for a test's verdict: `false` when `ms` ran out first, else `true` (an abort included: the loop sees it). */
+  private verdictWithin(test: Promise<unknown>, ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+    if (ms === Number.POSITIVE_INFINITY) return raceAbort(test, signal).then(yes, yes);
+    if (ms <= 0) return Promise.resolve(false);
+    return withDeadline(Math.min(ms, MAX_TIMER_MS), signal, () => test, outOfTime).then(yes, (reason: unknown) => reason !== OUT_OF_TIME);
   }
 
   /**
@@ -267,10 +286,12 @@ export class CircuitBreaker {
     this.hooks.onClose?.();
   }
 
-  private refusal(context: CallContext, remainingMs?: number): McpToolError {
+  /** `heldMs`: the call waited that long for another call's test of the server, and its time ran out. */
+  private refusal(context: CallContext, remainingMs?: number, heldMs?: number): McpToolError {
     const last = this.lastError ? ` (last: ${this.lastError.reason})` : "";
     const until = remainingMs ? ` for ${Math.ceil(remainingMs / 1000)} s more` : "";
-    return McpToolError.of("circuit_open", `Calls to server '${this.serverName}' are paused${until} after repeated failures${last}.`, {
+    const held = heldMs === undefined ? "" : `: another call is testing whether it is back, and this call's ${heldMs} ms ran out waiting for the verdict`;
+    return McpToolError.of("circuit_open", `Calls to server '${this.serverName}' are paused${until} after repeated failures${last}${held}.`, {
       ...context,
       serverName: this.serverName,
     });

@@ -43,7 +43,7 @@ export function retriesAfterFirst(first: McpToolError, idempotent: boolean, opti
 }
 
 export interface RetryHooks {
-  /** The caller's signal; aborting it interrupts a backoff wait at once. */
+  /** Ends a backoff wait at once: the caller's abort (`cancelled`) or the toolkit's close (`closed`), by its reason. */
   signal?: AbortSignal;
   idempotent: boolean;
   /** Who the call is for, for the error a cancel during a backoff becomes. */
@@ -144,7 +144,7 @@ export async function retryAfterFirst<T>(
   } catch (thrown) {
     // A LangGraph interrupt thrown by an attempt is control flow: it reaches the graph as it is.
     if (isControlFlow(thrown)) throw thrown;
-    // Anything but an attempt's own error is the caller's abort, met between attempts.
+    // Anything but an attempt's own error is the caller's abort or the toolkit's close, met between attempts.
     const error =
       isMcpToolError(thrown) ? thrown : cancelled(hooks.context, thrown, last.outcome === "not_sent" ? "not_sent" : "unknown");
     if (error.attempts === attempts && !giveUpNote) return Promise.reject(error);

@@ -2,8 +2,9 @@ import { McpToolError } from "../errors/McpToolError.js";
 
 /**
  * The library's only helpers for signals and waits: one links a controller to a signal, one
- * races a promise against a signal, one races a deadline, one sleeps. Every wait a call can
- * meet is built from these, so each ends at once on an abort and never outlives its bound.
+ * joins two signals, one races a promise against a signal, one races a deadline, one sleeps.
+ * Every wait a call can meet is built from these, so each ends at once on an abort (the
+ * caller's or the toolkit's close, told apart by {@link cancelled}) and never outlives its bound.
  */
 
 /**
@@ -22,6 +23,24 @@ export function follow(controller: AbortController, signal: AbortSignal | undefi
 }
 
 function noop(): void {}
+
+/**
+ * A signal that aborts, with the first one's reason, when `a` or `b` does; `detach` ends its
+ * listeners (call it when the work is over). Either alone is itself, with nothing to detach.
+ */
+export function either(a: AbortSignal | undefined, b: AbortSignal | undefined): { signal: AbortSignal | undefined; detach: () => void } {
+  if (!a || !b || a === b) return { signal: a ?? b, detach: noop };
+  const controller = new AbortController();
+  const fromA = follow(controller, a);
+  const fromB = follow(controller, b);
+  return {
+    signal: controller.signal,
+    detach: () => {
+      fromA();
+      fromB();
+    },
+  };
+}
 
 /**
  * Waits `ms`, rejecting at once with the signal's reason if it aborts; ends early, resolving,
@@ -106,9 +125,26 @@ export interface CallContext {
 }
 
 /**
- * The error for a call its caller aborted while a policy held it (a backoff, a half-open
- * queue, a reconnect). `outcome` is `not_sent` when no attempt could have reached the server.
+ * The reason everything a server's calls wait on is aborted with when the toolkit closes: its
+ * connection's closing signal, and through it every attempt in flight and every wait of a call
+ * between attempts (a backoff, the Retry-After gate, a half-open circuit, a fallback). A wait
+ * ended with it makes `closed`, not `cancelled` (see {@link cancelled}).
+ */
+export class ToolkitClosedError extends Error {
+  override readonly name = "ToolkitClosedError";
+  constructor(serverName: string) {
+    super(`The toolkit was closed while the call to server '${serverName}' was in flight.`);
+  }
+}
+
+/**
+ * The error for a call stopped while a policy held it (a backoff, a half-open queue, a
+ * reconnect): `closed` when the toolkit's close stopped it (`reason` is a ToolkitClosedError),
+ * otherwise `cancelled`, its caller's abort. One function for both, so that every wait, built
+ * from the helpers above and racing one signal, tells the two apart the same way. `outcome` is
+ * `not_sent` when no attempt could have reached the server.
  */
 export function cancelled(context: CallContext, reason: unknown, outcome: "not_sent" | "unknown" = "unknown"): McpToolError {
+  if (reason instanceof ToolkitClosedError) return McpToolError.of("closed", reason.message, { ...context, outcome, cause: reason });
   return McpToolError.of("cancelled", "The call was cancelled by the caller.", { ...context, outcome, cause: reason });
 }

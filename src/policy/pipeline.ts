@@ -2,7 +2,7 @@ import { isControlFlow } from "../errors/controlFlow.js";
 import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import type { EventHub } from "../events.js";
-import { cancelled, type CallContext } from "./abort.js";
+import { cancelled, either, type CallContext } from "./abort.js";
 import type { Bulkhead } from "./Bulkhead.js";
 import type { CircuitBreaker } from "./CircuitBreaker.js";
 import { runWithFallback, type Fallback, type WithFallback } from "./FallbackPolicy.js";
@@ -42,10 +42,12 @@ export interface ServerGuards {
   bulkhead?: Bulkhead;
   /** Resolves `true` once a server that refused the connection listens again within `ms` (see ListenWatch). */
   listening?: (ms: number) => Promise<boolean>;
+  /** Aborts with a ToolkitClosedError when the toolkit closes: it ends every wait of the call as `closed`. */
+  closing?: AbortSignal;
 }
 
 /** A toolkit server's guards: a breaker, a Retry-After gate and a retry budget always; a bulkhead when configured. */
-export type ToolkitGuards = Required<Pick<ServerGuards, "breaker" | "gate" | "budget">> & Pick<ServerGuards, "bulkhead" | "listening">;
+export type ToolkitGuards = Required<Pick<ServerGuards, "breaker" | "gate" | "budget">> & Pick<ServerGuards, "bulkhead" | "listening" | "closing">;
 
 /** Everything one call runs under. The same pipeline serves McpToolkit's tools and `wrapTool`. */
 export interface PipelineSpec<T, I = undefined> {
@@ -69,9 +71,9 @@ export interface PipelineSpec<T, I = undefined> {
  * One call through the policies, outermost first: fallback → retry → the server's guards
  * (its Retry-After, its circuit breaker) → timeout → the attempt. The guards are consulted
  * before every attempt, so a circuit that opens during a call's retries stops them, and a
- * half-open test is a single attempt. The caller's signal reaches every stage, so an abort
- * settles at once as `cancelled` wherever the call waits. Rejects with an McpToolError made
- * for this call alone (or a LangGraph control-flow signal, passed through).
+ * half-open test is a single attempt. The caller's signal and the toolkit's close reach every
+ * stage, so either settles the call at once wherever it waits (`cancelled`, `closed`). Rejects
+ * with an McpToolError made for this call alone (or a LangGraph control-flow signal, as it is).
  */
 export function runPipeline<T, I = undefined>(spec: PipelineSpec<T, I>, signal?: AbortSignal, input?: I): Promise<WithFallback<T>> {
   const instrument = spec.instrument;
@@ -95,6 +97,9 @@ class PipelineCall<T, I> {
   private attempts = 0;
   /** Was this call re-sent on a new session after the server forgot its old one? Once at most. */
   private resent = false;
+  /** The signal of the call's waits (see `waitSignal`), and what detaches one made for the call. */
+  private waits: AbortSignal | undefined;
+  private unfollow: (() => void) | undefined;
 
   constructor(
     private readonly spec: PipelineSpec<T, I>,
@@ -106,6 +111,17 @@ class PipelineCall<T, I> {
   /** Report `type` (`call`, `success` or `error`)? Not when nobody listens: the event is not even built. */
   private reports(type: "call" | "success" | "error"): boolean {
     return this.spec.report !== false && this.spec.events !== undefined && this.spec.events.listens(type);
+  }
+
+  /**
+   * What ends the call's waits outside an attempt (the Retry-After gate, a half-open circuit, a
+   * backoff, a fallback): the caller's abort and the toolkit's close, in one signal whose reason
+   * tells them apart; made when the call first waits, if ever. An attempt in flight hears the
+   * close from its connection (RequestTracker).
+   */
+  private get waitSignal(): AbortSignal | undefined {
+    if (!this.waits) ({ signal: this.waits, detach: this.unfollow } = either(this.signal, this.spec.guards?.closing));
+    return this.waits;
   }
 
   run(): Promise<WithFallback<T>> {
@@ -162,7 +178,7 @@ class PipelineCall<T, I> {
     this.attempts = n;
     const gate = this.spec.guards?.gate;
     // Checked without an await: most attempts meet no wait.
-    if (gate && gate.remainingMs > 0) return gate.pass(this.spec.policy.retry.maxTimeout, this.signal, this.spec.context).then(() => this.guarded(n));
+    if (gate && gate.remainingMs > 0) return gate.pass(this.spec.policy.retry.maxTimeout, this.waitSignal, this.spec.context).then(() => this.guarded(n));
     return this.guarded(n);
   }
 
@@ -172,11 +188,11 @@ class PipelineCall<T, I> {
     if (!breaker) return this.timed(n, undefined);
     if (breaker.admitsDirectly(this.signal)) return this.timed(n, breaker);
     // An open circuit about to test the server is waited for as a Retry-After is, within the
-    // retry policy's longest wait and the attempt's timeout; a call that may not be repeated
-    // (retries: 0) is not held either, and fails fast for the model to choose.
+    // retry policy's longest wait and the attempt's timeout (a call with retries: 0 fails fast,
+    // for the model to choose); another call's test under way, within the call's own timeout.
     const { retry, timeoutMs } = this.spec.policy;
     const maxWaitMs = retry.retries > 0 ? Math.min(retry.maxTimeout, timeoutMs) : 0;
-    return breaker.execute(() => this.timed(n, undefined), this.signal, this.spec.context, maxWaitMs);
+    return breaker.execute(() => this.timed(n, undefined), this.waitSignal, this.spec.context, maxWaitMs, timeoutMs);
   }
 
   /** One attempt under its scope; `circuit` is the closed breaker it reports its end to. */
@@ -199,7 +215,8 @@ class PipelineCall<T, I> {
 
   /**
    * The attempt once the server's bulkhead gives it a slot. The wait for one is part of the
-   * attempt: it ends at the attempt's timeout and at once on the caller's abort, unsent.
+   * attempt: it ends at the attempt's timeout and at once on the caller's abort, unsent (and
+   * on the toolkit's close, which ends the call holding the slot, and so this call's send).
    */
   private sendInTurn(bulkhead: Bulkhead, scope: AttemptScope, n: number): Promise<T> {
     const slot = bulkhead.acquire(scope.signal, this.spec.context);
@@ -243,16 +260,17 @@ class PipelineCall<T, I> {
    * no fallback, so neither policy is entered.
    */
   private recover(first: unknown): Promise<WithFallback<T>> | undefined {
-    const { spec, signal } = this;
+    const { spec } = this;
     if (isControlFlow(first)) return undefined;
     const verdict = retriesAfterFirst(first as McpToolError, spec.policy.idempotent, spec.policy.retry);
     if (!verdict && !spec.fallback) return undefined;
+    const { waitSignal } = this;
     const retried = () => {
       const { context, events, policy } = spec;
       const budget = spec.guards?.budget;
       const listening = spec.guards?.listening;
       const hooks: RetryHooks = {
-        ...(signal ? { signal } : {}),
+        ...(waitSignal ? { signal: waitSignal } : {}),
         idempotent: policy.idempotent,
         context,
         ...(budget ? { budget } : {}),
@@ -261,10 +279,11 @@ class PipelineCall<T, I> {
       };
       return retryAfterFirst(first as McpToolError, verdict, (n) => this.retryAttempt(n), policy.retry, hooks, this.started);
     };
-    return runWithFallback(retried, spec.fallback, signal);
+    return runWithFallback(retried, spec.fallback, waitSignal);
   }
 
   private succeeded(out: WithFallback<T>): WithFallback<T> {
+    this.unfollow?.();
     const { events, context } = this.spec;
     if (out.fallback && events) events.emit({ type: "fallback", ...context, error: out.fallback.error, fallback: out.fallback.name });
     if (this.reports("success")) events!.emit({ type: "success", ...context, attempts: Math.max(this.attempts, 1), durationMs: performance.now() - this.started });
@@ -273,6 +292,7 @@ class PipelineCall<T, I> {
 
   /** The call failed: it rejects with an McpToolError (or a control-flow signal), whatever the user's hooks threw. */
   private failed(thrown: unknown): never {
+    this.unfollow?.();
     const error = isControlFlow(thrown) || isMcpToolError(thrown) ? thrown : normalize(thrown, { ...this.spec.context, attempts: this.attempts });
     if (isMcpToolError(error) && this.reports("error")) this.spec.events!.emit({ type: "error", ...this.spec.context, attempt: error.attempts, error });
     throw error;

@@ -186,3 +186,99 @@ describe("a LangGraph interrupt thrown on the second attempt", () => {
     }
   });
 });
+
+/** Timers alive now (`process.getActiveResourcesInfo()`). */
+const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("close() while a call waits between attempts", () => {
+  it("ends a call sleeping in its 3 s retry backoff at once, as closed, and leaves no timer", async () => {
+    const http = later(await startHttpFixture());
+    const backoff = { retries: 2, minTimeout: 3_000, maxTimeout: 3_000, randomize: false };
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href } }, tools: { echo: { idempotent: true, retry: backoff } } }));
+    const retried = new Promise<void>((resolve) => toolkit.on("retry", () => resolve()));
+    const idle = timers();
+    http.failNext(503);
+    const reply = replyOf(toolkit.getTool("echo"), { text: "hi" });
+    await retried;
+    await toolkit.close();
+    const { value, ms } = await timed(reply);
+    // Was 2.8 s: the backoff slept on the caller's signal alone.
+    expect(ms).toBeLessThan(500);
+    expect(value.error).toMatchObject({ reason: "closed", kind: "client", transient: false, outcome: "not_sent", attempts: 1 });
+    // The server's own short timer for the closed response goes within a few ms; the 3 s backoff would stay.
+    await pause(100);
+    expect(timers()).toBeLessThanOrEqual(idle);
+  });
+
+  it("ends a call held by the server's Retry-After gate at once, as closed, unsent", async () => {
+    const http = later(await startHttpFixture());
+    const retry = { retries: 2, minTimeout: 100, maxTimeout: 5_000 };
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href } }, tools: { echo: { idempotent: true, retry } } }));
+    const retried = new Promise<void>((resolve) => toolkit.on("retry", () => resolve()));
+    // The first call is asked to wait 3 s: it sleeps in its backoff, and the gate holds every other call as long.
+    http.failNext(429, { retryAfter: "3" });
+    const first = replyOf(toolkit.getTool("echo"), { text: "a" });
+    await retried;
+    const posts = http.posts;
+    const held = replyOf(toolkit.getTool("echo"), { text: "b" });
+    await pause(50);
+    expect(http.posts, "the gate holds the second call unsent").toBe(posts);
+    await toolkit.close();
+    const [a, b] = await Promise.all([timed(first), timed(held)]);
+    expect(Math.max(a.ms, b.ms)).toBeLessThan(500);
+    expect(a.value.error).toMatchObject({ reason: "closed", outcome: "not_sent" });
+    expect(b.value.error).toMatchObject({ reason: "closed", kind: "client", transient: false, outcome: "not_sent" });
+  });
+
+  it("ends a call waiting on its fallback function at once, as closed", async () => {
+    const live = later(await startV2Http({ mode: "modern" }));
+    let heard: AbortSignal | undefined;
+    let entered: () => void = () => {};
+    const started = new Promise<void>((resolve) => (entered = resolve));
+    const fallback = (_args: Record<string, unknown>, _error: unknown, signal: AbortSignal) => {
+      heard = signal;
+      entered();
+      return new Promise<string>(() => {});
+    };
+    // The fallback's bound is the tool's timeout, far longer than the test: only close() can end the wait in time.
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: live.url.href } }, timeoutMs: 600_000, retry: { retries: 0 }, tools: { echo: { fallback } } }));
+    await live.close();
+    const reply = replyOf(toolkit.getTool("echo"), { text: "hi" });
+    await started;
+    await toolkit.close();
+    const { value, ms } = await timed(reply);
+    expect(ms).toBeLessThan(500);
+    expect(value.error).toMatchObject({ reason: "closed" });
+    expect(heard?.aborted, "the fallback's signal aborted too").toBe(true);
+  });
+});
+
+describe("a call that finds another call testing a half-open circuit", () => {
+  it("waits for the verdict only within its own timeout, then fails circuit_open, unsent", async () => {
+    const http = later(await startHttpFixture());
+    const breaker = { failureThreshold: 1, initialHalfOpenAfterMs: 200, halfOpenAfterMs: 200, halfOpenJitter: 0 };
+    const toolkit = later(
+      await McpToolkit.connect({
+        servers: { s: { transport: "http", url: http.url.href } },
+        breaker,
+        retry: { retries: 0 },
+        tools: { slow: { timeoutMs: 10_000 }, echo: { timeoutMs: 300 } },
+      }),
+    );
+    http.failNext(500);
+    expect((await replyOf(toolkit.getTool("echo"), { text: "a" })).error).toBeDefined();
+    expect(toolkit.circuitState("s")).toBe("open");
+    await pause(300);
+    // This call tests the server, and takes 2.5 s to answer.
+    const test = replyOf(toolkit.getTool("slow"), { ms: 2_500 });
+    await expect.poll(() => http.state.calls.includes("slow")).toBe(true);
+    expect(toolkit.circuitState("s")).toBe("half-open");
+    const { value, ms } = await timed(replyOf(toolkit.getTool("echo"), { text: "b" }));
+    // Was 2.5 s: the wait for another call's test had no bound of its own.
+    expect(ms).toBeLessThan(2_000);
+    expect(value.error).toMatchObject({ reason: "circuit_open", outcome: "not_sent", transient: true });
+    expect(value.error!.message).toContain("this call's 300 ms ran out waiting for the verdict");
+    expect((await test).error).toBeUndefined();
+  });
+});

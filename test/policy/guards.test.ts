@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { McpToolError, McpToolkit, type McpEvent } from "../../src/index.js";
+import { ToolkitClosedError } from "../../src/policy/abort.js";
 import { CircuitBreaker } from "../../src/policy/CircuitBreaker.js";
 import { RetryBudget } from "../../src/policy/RetryBudget.js";
 import { closeAfterEach } from "../servers/cleanups.js";
@@ -125,6 +126,30 @@ describe("the breaker before every attempt", () => {
     const waiting = breaker.execute(() => Promise.resolve("ran"), controller.signal, context, 120_000);
     setTimeout(() => controller.abort(), 20);
     await expect(waiting).rejects.toMatchObject({ reason: "cancelled", outcome: "not_sent" });
+  });
+
+  it("holds a call behind another call's test only within its own bound; a close ends the wait as closed", async () => {
+    const breaker = new CircuitBreaker("s", { failureThreshold: 1, initialHalfOpenAfterMs: 10, halfOpenJitter: 0 });
+    await breaker.execute(failing, undefined, context).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    let answer: (value: string) => void = () => {};
+    const test = breaker.execute(() => new Promise<string>((resolve) => (answer = resolve)), undefined, context);
+    expect(breaker.state).toBe("half-open");
+    const started = performance.now();
+    await expect(breaker.execute(() => Promise.resolve("ran"), undefined, context, 0, 100)).rejects.toMatchObject({
+      reason: "circuit_open",
+      outcome: "not_sent",
+      message: expect.stringContaining("this call's 100 ms ran out waiting for the verdict"),
+    });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    // The toolkit's close reaches the same wait through the call's signal, and reads as closed.
+    const closing = new AbortController();
+    const waiting = breaker.execute(() => Promise.resolve("ran"), closing.signal, context, 0, 60_000);
+    closing.abort(new ToolkitClosedError("s"));
+    await expect(waiting).rejects.toMatchObject({ reason: "closed", kind: "client", transient: false, outcome: "not_sent" });
+    answer("tested");
+    await expect(test).resolves.toBe("tested");
+    expect(breaker.state).toBe("closed");
   });
 
   it("counts failures that share a key once: one connection death, many calls in flight", async () => {

@@ -48,7 +48,41 @@ describe("tools that run as tasks", () => {
     });
     const reply = await invoke(toolkit, "count", { key: "abort", ms: 20_000 }, controller.signal);
     expect(reply.error).toMatchObject({ reason: "cancelled" });
-    expect(fixture.state.clientCancels).toHaveLength(1);
+    // The call settled at once; tasks/cancel follows in the background.
+    await expect.poll(() => fixture.state.clientCancels).toHaveLength(1);
+  });
+
+  it("a caller's abort settles the call at once, while a slow server's tasks/cancel goes on in the background", async () => {
+    const fixture = later(await startTaskFixture());
+    fixture.store.holdCancels();
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: fixture.url.href } } }));
+    const controller = new AbortController();
+    let abortedAt = 0;
+    toolkit.on("task", (e) => {
+      if (e.status !== "working" || controller.signal.aborted) return;
+      abortedAt = performance.now();
+      controller.abort();
+    });
+    const reply = await invoke(toolkit, "count", { key: "slow-cancel", ms: 20_000 }, controller.signal);
+    const settledIn = performance.now() - abortedAt;
+    expect(reply.error).toMatchObject({ reason: "cancelled", outcome: "unknown" });
+    // Was the cancel's own bound (2 s): the call waited for a tasks/cancel the server does not answer.
+    expect(settledIn).toBeLessThan(1_000);
+    // The server got the cancel all the same; it answers once released, and nothing rejects unhandled.
+    await expect.poll(() => fixture.state.clientCancels).toHaveLength(1);
+    fixture.store.releaseCancels();
+  });
+
+  it("a task call ended by close() reads closed, not cancelled", async () => {
+    const fixture = later(await startTaskFixture());
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: fixture.url.href } } }));
+    const working = new Promise<void>((resolve) => toolkit.on("task", (e) => e.status === "working" && resolve()));
+    const reply = invoke(toolkit, "count", { key: "closed", ms: 20_000 });
+    await working;
+    await toolkit.close();
+    const { error } = await reply;
+    expect(error).toMatchObject({ reason: "closed", kind: "client", transient: false, outcome: "unknown" });
+    expect(error!.message).toMatch(/^The toolkit was closed while the task call was in flight; task \w+ is sent tasks\/cancel in the background\.$/);
   });
 
   it("outlives a lost connection: after reconnecting, the call asks about the same task, and the tool ran once", async () => {

@@ -36,6 +36,8 @@ export class SharedTaskStore implements TaskStore {
   private readonly inner = new InMemoryTaskStore();
   private readonly byServer = new Set<string>();
   private readonly rpcErrors = new Map<string, McpError>();
+  /** While set, a client's tasks/cancel is recorded and then left unanswered until it resolves. */
+  private held: { until: Promise<void>; release: () => void } | undefined;
 
   constructor(private readonly state: TaskFixtureState) {}
 
@@ -58,8 +60,24 @@ export class SharedTaskStore implements TaskStore {
   }
 
   async updateTaskStatus(taskId: string, status: Task["status"], statusMessage?: string): Promise<void> {
-    if (status === "cancelled" && !this.byServer.has(taskId)) this.state.clientCancels.push(taskId);
+    if (status === "cancelled" && !this.byServer.has(taskId)) {
+      this.state.clientCancels.push(taskId);
+      await this.held?.until;
+    }
     await this.inner.updateTaskStatus(taskId, status, statusMessage);
+  }
+
+  /** A server slow to cancel: each client's tasks/cancel is seen, and answered only once {@link releaseCancels} is called (or the fixture closes). */
+  holdCancels(): void {
+    let release: () => void = () => {};
+    const until = new Promise<void>((resolve) => (release = resolve));
+    this.held = { until, release };
+  }
+
+  /** Answers the tasks/cancel requests held since {@link holdCancels}, and every later one at once. */
+  releaseCancels(): void {
+    this.held?.release();
+    this.held = undefined;
   }
 
   listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
@@ -80,6 +98,7 @@ export class SharedTaskStore implements TaskStore {
 
   /** Forgets every task, as a restarted server with an in-memory store does. */
   forget(): void {
+    this.releaseCancels();
     this.inner.cleanup();
   }
 }
