@@ -1,7 +1,7 @@
 import { BaseToolkit } from "@langchain/core/tools";
 import { DEFAULT_CLIENT_INFO, DEFAULT_SERVER_OPTIONS, validateConfig, type McpToolkitConfig } from "../config/index.js";
-import { redactError, type ModelTextOptions } from "../errors/text.js";
-import { collectSecrets } from "../config/secrets.js";
+import { INSPECT, Redactor } from "../errors/redactor.js";
+import { redactionOf } from "../config/secrets.js";
 import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType, type ServerStatus } from "../events.js";
 import { connectionDeathKey } from "../mcp/attemptFailure.js";
 import type { ProtocolEra } from "../mcp/clients.js";
@@ -40,7 +40,8 @@ export class McpToolkit extends BaseToolkit {
   private readonly retired = new Map<ToolRuntime, McpTool>();
   /** How servers join: the first connects, the optional ones retried in the background, their status. */
   private readonly connects: ServerConnects;
-  private readonly secrets: ReturnType<typeof collectSecrets>;
+  /** The one redaction of everything that leaves the toolkit; it keeps its secrets where nothing prints them. */
+  private readonly redactor: Redactor;
   private readonly events: EventHub;
   /** Spans and metrics through OpenTelemetry; does nothing unless the application registered a provider. */
   private readonly telemetry: ToolkitTelemetry;
@@ -54,13 +55,13 @@ export class McpToolkit extends BaseToolkit {
 
   private constructor(private readonly config: McpToolkitConfig) {
     super();
-    this.secrets = collectSecrets(config);
-    this.events = new EventHub(config.onEvent, (error) => redactError(error, this.textOptions()));
+    this.redactor = new Redactor(redactionOf(config));
+    this.events = new EventHub(config.onEvent, this.redactor);
     this.telemetry = new ToolkitTelemetry(this.events, {
       connection: (name) => this.connections.get(name),
       tool: (name) => ({ mcpName: this.byName.get(name)?.identity.mcpName ?? name, description: this.toolsByName.get(name)?.description ?? "" }),
       toolCallId: () => currentToolRun()?.toolCallId,
-      redact: (error) => redactError(error, this.textOptions()),
+      redact: (error) => this.redactor.error(error),
     });
     forwardToToolRuns(this.events);
     const emit = (event: McpEvent) => this.events.emit(event);
@@ -80,13 +81,13 @@ export class McpToolkit extends BaseToolkit {
         ...(server.maxConcurrent !== undefined ? { bulkhead: new Bulkhead(name, server.maxConcurrent, server.maxQueue ?? Number.POSITIVE_INFINITY) } : {}),
       });
     }
-    this.caller = new ToolCaller({ config, connections: this.connections, guards: this.guards, events: this.events, telemetry: this.telemetry });
-    this.builder = new ToolBuilder({ config, connections: this.connections, caller: this.caller, text: () => this.textOptions() });
+    this.caller = new ToolCaller({ config, connections: this.connections, guards: this.guards, events: this.events, telemetry: this.telemetry, redactor: this.redactor });
+    this.builder = new ToolBuilder({ config, connections: this.connections, caller: this.caller, redactor: this.redactor });
     this.connects = new ServerConnects({
       config,
       connections: this.connections,
       events: this.events,
-      redact: (error) => redactError(error, this.textOptions()),
+      redact: (error) => this.redactor.error(error),
       join: (servers, late) => this.join(servers, late),
       toolsOf: (server) => this.tools.filter((t) => t.metadata.serverName === server).map((t) => t.name),
     });
@@ -256,13 +257,16 @@ export class McpToolkit extends BaseToolkit {
     });
   }
 
-  private textOptions(): ModelTextOptions {
-    const errors = this.config.errors ?? {};
-    return {
-      secrets: this.secrets.secrets,
-      words: this.secrets.words,
-      ...(errors.redact ? { patterns: errors.redact } : {}),
-      ...(errors.maxLength !== undefined ? { maxLength: errors.maxLength } : {}),
-    };
+  /**
+   * What `console.log(toolkit)` prints: each server's status and the tools offered, never the
+   * configuration, connections or transports the toolkit keeps (their headers and env hold secrets).
+   */
+  [INSPECT](_depth: number, options: object, inspect: (value: unknown, options: object) => string): string {
+    return `McpToolkit ${inspect(this.toJSON(), options)}`;
+  }
+
+  /** What `JSON.stringify(toolkit)` gives: as `util.inspect` prints it, with no secret. */
+  toJSON(): { servers: Record<string, ServerStatus>; tools: string[] } {
+    return { servers: this.status(), tools: this.tools.map((t) => t.name) };
   }
 }
