@@ -6,6 +6,7 @@ import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type M
 import { connectionDeathKey } from "../mcp/attemptFailure.js";
 import type { ProtocolEra } from "../mcp/clients.js";
 import { Connection } from "../mcp/Connection.js";
+import { identitiesReady } from "../mcp/serverIdentity.js";
 import { breakerEvents, CircuitBreaker, type BreakerState } from "../policy/CircuitBreaker.js";
 import type { ToolkitGuards } from "../policy/pipeline.js";
 import { Bulkhead } from "../policy/Bulkhead.js";
@@ -114,7 +115,9 @@ export class McpToolkit extends BaseToolkit {
     validateConfig(config);
     const toolkit = new McpToolkit(config);
     try {
-      // Loaded only here, so a toolkit without `sharedState` never loads fleet/.
+      // Loaded only here, so a toolkit without `sharedState` never loads fleet/. Its Redis keys
+      // hold each server's identity, a slow hash: worked out first, off the event loop.
+      if (config.sharedState) await identitiesReady(Object.values(config.servers));
       if (config.sharedState) toolkit.fleet = (await import("../fleet/FleetState.js")).joinFleet(config.sharedState, config, toolkit.guards, (event) => toolkit.events.emit(event));
       await startFromCatalogs(toolkit.connections, config, toolkit.fleet?.catalogs);
       await toolkit.connects.connectAll([...toolkit.connections.keys()]);
@@ -128,7 +131,8 @@ export class McpToolkit extends BaseToolkit {
   /**
    * The tools each server listed, with when, for how long they hold and the era learnt, as
    * plain JSON-safe data: hand it to `McpToolkit.connect({ catalog })` to start without
-   * listing. See the README's "Catalog cache".
+   * listing. See the README's "Catalog cache". Each entry's `identity` is a slow hash
+   * (scrypt, some 40 ms), worked out on a server's first export unless connecting needed it.
    */
   catalog(): ToolkitCatalog {
     return exportCatalog(this.connections, this.config);
