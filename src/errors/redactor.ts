@@ -15,6 +15,28 @@ import { redactError, type ModelTextOptions } from "./text.js";
 /** Node's `util.inspect` calls a method under this symbol instead of walking an object's fields. */
 export const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 
+/**
+ * Which events may carry an error, a server's words or data. Every type of the union must be
+ * named (the compiler checks it), so a new event is decided on here, not forgotten.
+ */
+const CARRIES_TEXT: Readonly<Record<McpEvent["type"], boolean>> = {
+  call: false,
+  success: false,
+  reconnect: false,
+  tools_changed: false,
+  half_open: false,
+  circuit_close: false,
+  retry: true,
+  fallback: true,
+  error: true,
+  circuit_open: true,
+  log: true,
+  progress: true,
+  task: true,
+  shared_state: true,
+  server_status: true,
+};
+
 export class Redactor {
   readonly #options: ModelTextOptions;
   /** Did the configuration name any secret (or pattern)? A result needs no walk when it did not. */
@@ -54,6 +76,8 @@ export class Redactor {
    * data and logger, a progress or task message, a store's failure detail, a status's last error).
    */
   event(raw: McpEvent): McpEvent {
+    // Most events (call, success, a circuit's change) carry nothing to redact: passed on uncopied.
+    if (!CARRIES_TEXT[raw.type]) return raw;
     const out: Record<string, unknown> = { ...raw };
     if ("error" in raw && raw.error) out.error = this.error(raw.error);
     if ("data" in raw) out.data = this.value(raw.data);

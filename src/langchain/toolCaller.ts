@@ -117,7 +117,8 @@ export class ToolCaller {
       serverName,
       progress,
       ...(total !== undefined ? { total } : {}),
-      ...(typeof message === "string" ? { message } : {}),
+      // The server's words go to the run's callbacks and a graph's stream as well as to the hub: redacted here.
+      ...(typeof message === "string" ? { message: this.parts.redactor ? this.parts.redactor.text(message) : message } : {}),
       ...(toolCallId ? { toolCallId } : {}),
     };
     this.parts.events.emit(event);

@@ -8,6 +8,7 @@ import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { ToolMessage } from "@langchain/core/messages";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { describe, expect, it } from "vitest";
@@ -74,6 +75,23 @@ describe("events", () => {
     expect(log).toMatchObject({ type: "log", level: "warning", data: { line: expect.stringContaining("called with x-api-key [REDACTED]") } });
     expect(progress).toMatchObject({ type: "progress", message: expect.stringContaining("called with x-api-key [REDACTED]") });
     expectNone("events", [API_KEY, TOKEN], events);
+  });
+
+  it("inside the tool's LangChain run carry none either: the mcp_progress custom event", async () => {
+    const http = later(await startHttpFixture({ build: () => echoingServer() }));
+    const toolkit = later(
+      await McpToolkit.connect({ servers: { creds: { transport: "http", url: http.url.href, headers: { "X-Api-Key": API_KEY, Authorization: `Bearer ${TOKEN}` } } } }),
+    );
+    const custom: { name: string; data: unknown }[] = [];
+    const handler = new (class extends BaseCallbackHandler {
+      name = "recorder";
+      override handleCustomEvent(name: string, data: unknown): void {
+        custom.push({ name, data });
+      }
+    })();
+    await toolkit.getTool("whoami")!.invoke(call("whoami"), { callbacks: [handler] });
+    expect(custom).toContainEqual({ name: "mcp_progress", data: expect.objectContaining({ message: expect.stringContaining("called with x-api-key [REDACTED]") }) });
+    expectNone("the run's custom events", [API_KEY, TOKEN], custom);
   });
 });
 
