@@ -265,8 +265,9 @@ export class McpToolkit extends BaseToolkit {
    * What `console.log(toolkit)` prints: each server's status and the tools offered, never the
    * configuration, connections or transports the toolkit keeps (their headers and env hold secrets).
    */
-  [INSPECT](_depth: number, options: object, inspect: (value: unknown, options: object) => string): string {
-    return `McpToolkit ${inspect(this.toJSON(), options)}`;
+  [INSPECT](_depth: number, options: object, inspect?: (value: unknown, options: object) => string): string {
+    // Another runtime's console may call this without Node's inspect: JSON says the same.
+    return `McpToolkit ${typeof inspect === "function" ? inspect(this.toJSON(), options) : JSON.stringify(this.toJSON())}`;
   }
 
   /** What `JSON.stringify(toolkit)` gives: as `util.inspect` prints it, with no secret. */

@@ -246,8 +246,9 @@ export class Connection {
   }
 
   /** What `util.inspect` prints: never the config, client or transport below (headers, env). */
-  [INSPECT](_depth: number, options: object, inspect: (value: unknown, options: object) => string): string {
-    return `Connection ${inspect(this.toJSON(), options)}`;
+  [INSPECT](_depth: number, options: object, inspect?: (value: unknown, options: object) => string): string {
+    // Another runtime's console may call this without Node's inspect: JSON says the same.
+    return `Connection ${typeof inspect === "function" ? inspect(this.toJSON(), options) : JSON.stringify(this.toJSON())}`;
   }
 
   toJSON(): { name: string; closed: boolean; era?: ProtocolEra; protocolVersion?: string; tools: number } {
