@@ -116,7 +116,7 @@ export interface LogEvent {
   level: LogLevel;
   /** Who logged it on the server, when it said. */
   logger?: string;
-  /** The message's data: text, or any JSON value. Redacted like an error's message. */
+  /** The message's data: text, or any JSON value. Redacted like an error's data (its `serverLogs`). */
   data: unknown;
 }
 
@@ -230,11 +230,12 @@ export class EventHub {
 
   /**
    * @param listener receives every event.
-   * @param redact makes the copy of an event's error that listeners see (secrets removed).
+   * @param redaction makes the copy of an event that listeners see: its error, text and data with
+   *   the secrets removed (the toolkit's `Redactor`, errors/redactor.ts).
    */
   constructor(
     listener?: McpEventListener,
-    private readonly redact?: (error: McpToolError) => McpToolError,
+    private readonly redaction?: { event(event: McpEvent): McpEvent },
   ) {
     if (listener) this.all.add(listener);
   }
@@ -268,7 +269,7 @@ export class EventHub {
     const typed = this.byType.get(raw.type);
     // Redacting an error costs microseconds: only for an event someone receives.
     if (this.all.size === 0 && (typed === undefined || typed.size === 0)) return;
-    const event = this.redact && "error" in raw && raw.error ? { ...raw, error: this.redact(raw.error) } : raw;
+    const event = this.redaction ? this.redaction.event(raw) : raw;
     for (const listener of this.all) call(listener, event);
     if (typed) for (const listener of typed) call(listener, event);
   }

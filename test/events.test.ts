@@ -5,9 +5,11 @@ import { McpToolError, type McpEvent } from "../src/index.js";
 describe("EventHub", () => {
   it("redacts an event's error only for an event someone receives", () => {
     let redactions = 0;
-    const hub = new EventHub(undefined, (error) => {
-      redactions++;
-      return error.with({ message: "[redacted]" });
+    const hub = new EventHub(undefined, {
+      event: (event) => {
+        redactions++;
+        return "error" in event && event.error ? { ...event, error: event.error.with({ message: "[redacted]" }) } : event;
+      },
     });
     const retries: McpEvent[] = [];
     hub.on("retry", (e) => retries.push(e));

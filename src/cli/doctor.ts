@@ -1,11 +1,12 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_CLIENT_INFO, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
 import { loadMcpConfig, type LoadMcpConfigOptions } from "../config/load.js";
-import { collectSecrets } from "../config/secrets.js";
+import { redactionOf } from "../config/secrets.js";
 import type { McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import type { Reason } from "../errors/reasons.js";
-import { hintFor, redactError, safeMessage, type ModelTextOptions } from "../errors/text.js";
+import { Redactor } from "../errors/redactor.js";
+import { hintFor, safeMessage } from "../errors/text.js";
 import { Connection } from "../mcp/Connection.js";
 import { remedyFor } from "./remedies.js";
 
@@ -62,14 +63,15 @@ export const DEFAULT_DOCTOR_TIMEOUT_MS = 10_000;
 export async function runDoctor(source: string | McpToolkitConfig, options: DoctorOptions = {}): Promise<DoctorReport> {
   const warnings: string[] = [];
   const config = typeof source === "string" ? await loadMcpConfig(source, { ...(options.env ? { env: options.env } : {}), onWarning: (w) => warnings.push(w) }) : source;
-  const secrets = collectSecrets(config);
-  const text: ModelTextOptions = { secrets: secrets.secrets, words: secrets.words, ...(config.errors?.redact ? { patterns: config.errors.redact } : {}) };
-  const servers = await Promise.all(Object.entries(config.servers).map(([name, server]) => diagnose(name, server, config, text, options.connectTimeoutMs ?? DEFAULT_DOCTOR_TIMEOUT_MS)));
+  // The toolkit's one redaction, made from the configuration as the toolkit makes it.
+  const redactor = new Redactor(redactionOf(config));
+  const servers = await Promise.all(Object.entries(config.servers).map(([name, server]) => diagnose(name, server, config, redactor, options.connectTimeoutMs ?? DEFAULT_DOCTOR_TIMEOUT_MS)));
   return { source: typeof source === "string" ? source : "config", ok: servers.every((s) => s.ok), servers, warnings };
 }
 
-async function diagnose(name: string, server: ServerConfig, config: McpToolkitConfig, text: ModelTextOptions, defaultTimeoutMs: number): Promise<ServerDiagnosis> {
+async function diagnose(name: string, server: ServerConfig, config: McpToolkitConfig, redactor: Redactor, defaultTimeoutMs: number): Promise<ServerDiagnosis> {
   const transport = "client" in server ? "client" : server.transport;
+  const text = redactor.options;
   const target = safeMessage(targetOf(server), { ...text, maxLength: 200 });
   const connectTimeoutMs = server.connectTimeoutMs ?? defaultTimeoutMs;
   const connection = new Connection(name, { ...server, connectTimeoutMs }, config.clientInfo ?? DEFAULT_CLIENT_INFO);
@@ -95,7 +97,7 @@ async function diagnose(name: string, server: ServerConfig, config: McpToolkitCo
     };
   } catch (thrown) {
     // The one redaction every error gets on its way out of the library.
-    const error = redactError(normalize(thrown, { serverName: name }), text);
+    const error = redactor.error(normalize(thrown, { serverName: name }));
     const ended = error.reason === "network_timeout" && deadlineAt !== undefined ? deadlineAt : performance.now();
     return {
       name,

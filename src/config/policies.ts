@@ -138,6 +138,15 @@ export const ToolPolicySchema = options({
    * @default "auto"
    */
   task: oneOf(["auto", "always", "never"]).default("auto"),
+  /**
+   * Remove the configuration's secrets (what a server is sent in its headers, env, arguments and
+   * URL, as redaction judges them, and `errors.redact`) from these tools' successful results too:
+   * the model's text and the artifact. The built-in shapes (a JWT, an `sk-` key) stay, since a
+   * token may be what a tool is asked for. Set it to false only for a tool that must hand one of
+   * those secrets back (a server's `get-env` while you debug its configuration).
+   * @default true
+   */
+  redactResults: flag().default(true),
 });
 export interface ToolPolicy extends z.input<typeof ToolPolicySchema> {}
 

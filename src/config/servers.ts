@@ -131,7 +131,14 @@ export const StdioServerConfigSchema = options({
   /** The program to start; it speaks MCP on its stdin and stdout. */
   command: nonEmptyText(),
   args: stringArray().optional(),
-  /** Added to a safe default environment; every value is redacted from model text. */
+  /**
+   * Added to a safe default environment. Every value is redacted from what leaves the library
+   * (model text, events, errors, and results unless a tool's `redactResults` is false), except
+   * values that read as settings: a flag's state
+   * (`true`, `off`), a number, a path, a MIME type, words of letters only (`production`), a URL
+   * that is only an origin. Under a secret name (`DB_PASS`, `API_KEY`) only a flag's state or a
+   * path stays, and a URL's password is redacted wherever it shows.
+   */
   env: stringRecord().optional(),
   cwd: text().optional(),
   /** How many of the last stderr lines to keep for error messages. @default 20 */

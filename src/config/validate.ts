@@ -1,16 +1,26 @@
 import type { z } from "zod";
+import { redact, type RedactOptions } from "../errors/redact.js";
 import { isObject, nearest } from "./fields.js";
 import { McpToolkitConfigSchema, type McpToolkitConfig } from "./schema.js";
+import { redactionOf } from "./secrets.js";
 
-/** Thrown by `McpToolkit.connect` for configuration that cannot work; the message names the field. */
+/**
+ * Thrown by `McpToolkit.connect` for configuration that cannot work; the message names the field.
+ * The problem, which may echo the value given (an unparsable URL with its password), passes the
+ * same redaction as everything else that leaves the library: the built-in shapes always, and the
+ * configuration's own secrets where it is known.
+ */
 export class McpConfigError extends Error {
   override readonly name = "McpConfigError";
   constructor(
     /** The dotted path of the field, as in `servers.files.command` or `servers.a.args[0]`. */
     readonly field: string,
     problem: string,
+    /** The secrets to remove besides the built-in shapes: the configuration's, when it is known. */
+    redaction: RedactOptions = {},
   ) {
-    super(`Invalid MCP toolkit configuration: ${field}: ${problem}`);
+    // The problem alone: `X-Api-Key: expected…` read as key and value would lose the word after the field.
+    super(`Invalid MCP toolkit configuration: ${field}: ${redact(problem, redaction)}`);
   }
 }
 
@@ -27,7 +37,7 @@ export function validateConfig(config: unknown): asserts config is McpToolkitCon
   const [path, problem] = explain(first, config, []);
   const misspelt = misspeltKey(path, config);
   if (misspelt) throw new McpConfigError(fieldName(misspelt), `unknown option; did you mean "${String(path.at(-1))}"?`);
-  throw new McpConfigError(path.length === 0 ? "config" : fieldName(path), problem);
+  throw new McpConfigError(path.length === 0 ? "config" : fieldName(path), problem, redactionOf(config));
 }
 
 /**

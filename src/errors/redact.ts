@@ -89,12 +89,7 @@ export interface RedactOptions {
  * another exact value can split one and leave a piece behind.
  */
 export function redact(text: string, options: RedactOptions = {}): string {
-  let out = redactExact(text, exactValues(options));
-  for (const p of options.patterns ?? []) {
-    // An empty match (a pattern like /x*/) would put a marker between every character.
-    if (typeof p !== "string") out = out.replace(globalize(p), (m) => (m ? REDACTED : m));
-  }
-  out = redactWords(out, options.words);
+  let out = redactKnown(text, options);
   // Each group of shapes runs only where its telltale is present: most error messages hold
   // none, and one scan for it is much cheaper than the group's own scans.
   if (out.includes("://")) out = out.replace(URL_CREDENTIALS, `$1${REDACTED}@`);
@@ -102,6 +97,20 @@ export function redact(text: string, options: RedactOptions = {}): string {
   if (AUTH_HINT.test(out)) out = out.replace(AUTH_SCHEME, (_m, scheme: string) => `${scheme} ${REDACTED}`);
   if (SHAPE_HINT.test(out)) for (const re of BUILT_IN) out = out.replace(re, REDACTED);
   return SECRET_NAME_HINT.test(out) && /[:=]/.test(out) ? redactKeyValues(out) : out;
+}
+
+/**
+ * Removes only what the caller named: the exact values, the words and the patterns, none of the
+ * built-in shapes. For text a tool answered with, where a token's shape is the answer (a tool that
+ * issues keys) but a configured secret never is.
+ */
+export function redactKnown(text: string, options: RedactOptions = {}): string {
+  let out = redactExact(text, exactValues(options));
+  for (const p of options.patterns ?? []) {
+    // An empty match (a pattern like /x*/) would put a marker between every character.
+    if (typeof p !== "string") out = out.replace(globalize(p), (m) => (m ? REDACTED : m));
+  }
+  return redactWords(out, options.words);
 }
 
 // The telltales. Each matches wherever one of its group could (a superset: no lookarounds,

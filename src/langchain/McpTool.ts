@@ -8,7 +8,8 @@ import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { isControlFlow } from "../errors/controlFlow.js";
 import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
-import { redactError, replyFrom, toModelReply, type ModelTextOptions } from "../errors/text.js";
+import type { Redactor } from "../errors/redactor.js";
+import { replyFrom, toModelReply } from "../errors/text.js";
 import { begin } from "../policy/chain.js";
 import { telemetryOn } from "../telemetry/otel.js";
 import { ArgumentCheck } from "./argumentCheck.js";
@@ -52,8 +53,8 @@ export interface McpToolFields {
   execute: ToolExecutorFactory;
   /** How failures reach the caller. @default "return" */
   errorMode?: "return" | "throw";
-  /** Redaction and length options for model text. */
-  text: () => ModelTextOptions;
+  /** The one redaction (errors/redactor.ts): what the model reads and what is thrown, with its length options. */
+  redactor: Redactor;
 }
 
 /**
@@ -72,7 +73,7 @@ export class McpTool extends StructuredTool {
   declare metadata: McpToolMetadata;
   private readonly execute: ToolExecutor;
   private readonly errorMode: "return" | "throw";
-  private readonly text: () => ModelTextOptions;
+  private readonly redactor: Redactor;
   private readonly toError: (error: unknown) => McpToolError;
   /** The input schema's check, compiled on first use. */
   private check: ArgumentCheck | undefined;
@@ -84,7 +85,7 @@ export class McpTool extends StructuredTool {
     this.schema = fields.schema;
     this.execute = fields.execute(this.rejected);
     this.errorMode = fields.errorMode ?? "return";
-    this.text = fields.text;
+    this.redactor = fields.redactor;
     this.toError = fields.normalize ?? ((error) => normalize(error, { toolName: this.name, ...(this.metadata.serverName ? { serverName: this.metadata.serverName } : {}) }));
   }
 
@@ -100,14 +101,14 @@ export class McpTool extends StructuredTool {
     if (isControlFlow(thrown)) throw thrown;
     // The run's callbacks got a redacted copy (see `_call`): the reply is made from it, not
     // cleaned and redacted a second time.
-    const text = this.text();
+    const text = this.redactor.options;
     if (redactedHere.has(thrown as object)) {
       if (this.errorMode === "throw") throw thrown;
       return this.reply(replyFrom(thrown as McpToolError, { ...text, idempotent: this.metadata.idempotent, toolName: this.name }), arg, configArg);
     }
     const error = this.classify(thrown, arg);
     // A thrown error leaves our hands: whoever catches it (a middleware, a log) gets it redacted.
-    if (this.errorMode === "throw") throw redactError(error, text);
+    if (this.errorMode === "throw") throw this.redactor.error(error);
     return this.reply(toModelReply(error, { ...text, idempotent: this.metadata.idempotent, toolName: this.name }), arg, configArg);
   }
 
@@ -188,7 +189,7 @@ export class McpTool extends StructuredTool {
   private readonly rejected = (thrown: unknown): never => {
     if (isControlFlow(thrown)) throw thrown;
     // Nothing the executor rejects with is a LangChain input error: the arguments are not needed.
-    const safe = redactError(this.classify(thrown, undefined), this.text());
+    const safe = this.redactor.error(this.classify(thrown, undefined));
     redactedHere.add(safe);
     throw safe;
   };

@@ -1,11 +1,12 @@
 import { BaseToolkit } from "@langchain/core/tools";
 import { DEFAULT_CLIENT_INFO, DEFAULT_SERVER_OPTIONS, validateConfig, type McpToolkitConfig } from "../config/index.js";
-import { redactError, type ModelTextOptions } from "../errors/text.js";
-import { collectSecrets } from "../config/secrets.js";
+import { INSPECT, Redactor } from "../errors/redactor.js";
+import { redactionOf } from "../config/secrets.js";
 import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType, type ServerStatus } from "../events.js";
 import { connectionDeathKey } from "../mcp/attemptFailure.js";
 import type { ProtocolEra } from "../mcp/clients.js";
 import { Connection } from "../mcp/Connection.js";
+import { identitiesReady } from "../mcp/serverIdentity.js";
 import { breakerEvents, CircuitBreaker, type BreakerState } from "../policy/CircuitBreaker.js";
 import type { ToolkitGuards } from "../policy/pipeline.js";
 import { Bulkhead } from "../policy/Bulkhead.js";
@@ -40,7 +41,8 @@ export class McpToolkit extends BaseToolkit {
   private readonly retired = new Map<ToolRuntime, McpTool>();
   /** How servers join: the first connects, the optional ones retried in the background, their status. */
   private readonly connects: ServerConnects;
-  private readonly secrets: ReturnType<typeof collectSecrets>;
+  /** The one redaction of everything that leaves the toolkit; it keeps its secrets where nothing prints them. */
+  private readonly redactor: Redactor;
   private readonly events: EventHub;
   /** Spans and metrics through OpenTelemetry; does nothing unless the application registered a provider. */
   private readonly telemetry: ToolkitTelemetry;
@@ -54,13 +56,13 @@ export class McpToolkit extends BaseToolkit {
 
   private constructor(private readonly config: McpToolkitConfig) {
     super();
-    this.secrets = collectSecrets(config);
-    this.events = new EventHub(config.onEvent, (error) => redactError(error, this.textOptions()));
+    this.redactor = new Redactor(redactionOf(config));
+    this.events = new EventHub(config.onEvent, this.redactor);
     this.telemetry = new ToolkitTelemetry(this.events, {
       connection: (name) => this.connections.get(name),
       tool: (name) => ({ mcpName: this.byName.get(name)?.identity.mcpName ?? name, description: this.toolsByName.get(name)?.description ?? "" }),
       toolCallId: () => currentToolRun()?.toolCallId,
-      redact: (error) => redactError(error, this.textOptions()),
+      redact: (error) => this.redactor.error(error),
     });
     forwardToToolRuns(this.events);
     const emit = (event: McpEvent) => this.events.emit(event);
@@ -81,13 +83,13 @@ export class McpToolkit extends BaseToolkit {
         ...(server.maxConcurrent !== undefined ? { bulkhead: new Bulkhead(name, server.maxConcurrent, server.maxQueue ?? Number.POSITIVE_INFINITY) } : {}),
       });
     }
-    this.caller = new ToolCaller({ config, connections: this.connections, guards: this.guards, events: this.events, telemetry: this.telemetry });
-    this.builder = new ToolBuilder({ config, connections: this.connections, caller: this.caller, text: () => this.textOptions() });
+    this.caller = new ToolCaller({ config, connections: this.connections, guards: this.guards, events: this.events, telemetry: this.telemetry, redactor: this.redactor });
+    this.builder = new ToolBuilder({ config, connections: this.connections, caller: this.caller, redactor: this.redactor });
     this.connects = new ServerConnects({
       config,
       connections: this.connections,
       events: this.events,
-      redact: (error) => redactError(error, this.textOptions()),
+      redact: (error) => this.redactor.error(error),
       join: (servers, late) => this.join(servers, late),
       toolsOf: (server) => this.tools.filter((t) => t.metadata.serverName === server).map((t) => t.name),
     });
@@ -114,7 +116,9 @@ export class McpToolkit extends BaseToolkit {
     validateConfig(config);
     const toolkit = new McpToolkit(config);
     try {
-      // Loaded only here, so a toolkit without `sharedState` never loads fleet/.
+      // Loaded only here, so a toolkit without `sharedState` never loads fleet/. Its Redis keys
+      // hold each server's identity, a slow hash: worked out first, off the event loop.
+      if (config.sharedState) await identitiesReady(Object.values(config.servers));
       if (config.sharedState) toolkit.fleet = (await import("../fleet/FleetState.js")).joinFleet(config.sharedState, config, toolkit.guards, (event) => toolkit.events.emit(event));
       await startFromCatalogs(toolkit.connections, config, toolkit.fleet?.catalogs);
       await toolkit.connects.connectAll([...toolkit.connections.keys()]);
@@ -128,7 +132,8 @@ export class McpToolkit extends BaseToolkit {
   /**
    * The tools each server listed, with when, for how long they hold and the era learnt, as
    * plain JSON-safe data: hand it to `McpToolkit.connect({ catalog })` to start without
-   * listing. See the README's "Catalog cache".
+   * listing. See the README's "Catalog cache". Each entry's `identity` is a slow hash
+   * (scrypt, some 40 ms), worked out on a server's first export unless connecting needed it.
    */
   catalog(): ToolkitCatalog {
     return exportCatalog(this.connections, this.config);
@@ -257,13 +262,17 @@ export class McpToolkit extends BaseToolkit {
     });
   }
 
-  private textOptions(): ModelTextOptions {
-    const errors = this.config.errors ?? {};
-    return {
-      secrets: this.secrets.secrets,
-      words: this.secrets.words,
-      ...(errors.redact ? { patterns: errors.redact } : {}),
-      ...(errors.maxLength !== undefined ? { maxLength: errors.maxLength } : {}),
-    };
+  /**
+   * What `console.log(toolkit)` prints: each server's status and the tools offered, never the
+   * configuration, connections or transports the toolkit keeps (their headers and env hold secrets).
+   */
+  [INSPECT](_depth: number, options: object, inspect?: (value: unknown, options: object) => string): string {
+    // Another runtime's console may call this without Node's inspect: JSON says the same.
+    return `McpToolkit ${typeof inspect === "function" ? inspect(this.toJSON(), options) : JSON.stringify(this.toJSON())}`;
+  }
+
+  /** What `JSON.stringify(toolkit)` gives: as `util.inspect` prints it, with no secret. */
+  toJSON(): { servers: Record<string, ServerStatus>; tools: string[] } {
+    return { servers: this.status(), tools: this.tools.map((t) => t.name) };
   }
 }

@@ -8,7 +8,7 @@
 import type { McpToolkitConfig, ServerConfig } from "../config/index.js";
 import { asServerCatalog, CATALOG_VERSION, catalogEntries, remainingMs, type Listing, type ServerCatalog, type ToolkitCatalog } from "../mcp/catalogCache.js";
 import type { Connection } from "../mcp/Connection.js";
-import { credentialHash } from "../mcp/serverIdentity.js";
+import { credentialHash, identitiesReady } from "../mcp/serverIdentity.js";
 
 /** Where a fleet keeps each server's catalog entry (fleet/catalogStore.ts); never rejects. */
 export interface SharedCatalogs {
@@ -29,9 +29,12 @@ export async function startFromCatalogs(connections: ReadonlyMap<string, Connect
     [...connections].map(async ([name, connection]) => {
       const server = config.servers[name];
       if (!server || "client" in server) return;
-      const identity = credentialHash(server);
       // Each process runs its own stdio server, perhaps another version of it: never shared.
       const fleet = server.transport === "stdio" ? undefined : shared;
+      // The identity costs a deliberately slow hash (serverIdentity.ts): only where an entry is read or kept.
+      if (!fleet && given[name] === undefined) return;
+      await identitiesReady([server]);
+      const identity = credentialHash(server);
       if (fleet) connection.catalog.onListed = (listing) => keep(fleet, name, server, { ...listing, identity });
       const entry = usable(given[name], identity) ?? (fleet ? usable(await fleet.read(name, server), identity, server) : undefined);
       if (entry) connection.seed(entry);

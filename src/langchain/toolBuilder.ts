@@ -7,7 +7,7 @@
 import type { JSONSchema } from "@langchain/core/utils/json_schema";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_ERROR_OPTIONS, type McpToolkitConfig } from "../config/index.js";
-import type { ModelTextOptions } from "../errors/text.js";
+import type { Redactor } from "../errors/redactor.js";
 import type { Connection } from "../mcp/Connection.js";
 import { McpTool } from "./McpTool.js";
 import type { ToolRuntime } from "./toolCall.js";
@@ -28,8 +28,8 @@ export interface ToolBuilderParts {
   config: McpToolkitConfig;
   connections: ReadonlyMap<string, Connection>;
   caller: ToolCaller;
-  /** Redaction and length options for model text, read when a tool replies. */
-  text: () => ModelTextOptions;
+  /** The toolkit's one redaction, with the length options of model text. */
+  redactor: Redactor;
 }
 
 export class ToolBuilder {
@@ -73,7 +73,7 @@ export class ToolBuilder {
       },
       execute: this.parts.caller.executor(runtime),
       errorMode: this.parts.config.errors?.mode ?? DEFAULT_ERROR_OPTIONS.mode,
-      text: this.parts.text,
+      redactor: this.parts.redactor,
     });
   }
 }

@@ -7,6 +7,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_MAX_RESULT_LENGTH, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
+import type { Redactor } from "../errors/redactor.js";
 import type { EventHub, ProgressEvent } from "../events.js";
 import type { Progress } from "../mcp/callTool.js";
 import type { Connection } from "../mcp/Connection.js";
@@ -29,6 +30,8 @@ export interface ToolCallerParts {
   guards: ReadonlyMap<string, ToolkitGuards>;
   events: EventHub;
   telemetry: ToolkitTelemetry;
+  /** Removes the configuration's secrets from a tool's results, unless its policy says `redactResults: false`. */
+  redactor?: Redactor;
 }
 
 export class ToolCaller {
@@ -114,7 +117,8 @@ export class ToolCaller {
       serverName,
       progress,
       ...(total !== undefined ? { total } : {}),
-      ...(typeof message === "string" ? { message } : {}),
+      // The server's words go to the run's callbacks and a graph's stream as well as to the hub: redacted here.
+      ...(typeof message === "string" ? { message: this.parts.redactor ? this.parts.redactor.text(message) : message } : {}),
       ...(toolCallId ? { toolCallId } : {}),
     };
     this.parts.events.emit(event);
@@ -129,9 +133,11 @@ export class ToolCaller {
    */
   executor(runtime: ToolRuntime): ToolExecutorFactory {
     return (failed) => {
+      const redactor = runtime.policy.redactResults ? this.parts.redactor : undefined;
       const replied = (out: WithFallback<CallToolResult>): [unknown, unknown] => {
         try {
-          return this.toolReply(out);
+          const value = redactor ? redactor.result(out.value) : out.value;
+          return this.toolReply(value === out.value ? out : { ...out, value });
         } catch (error) {
           return failed(error);
         }

@@ -3,7 +3,8 @@ import type { StructuredToolInterface, ToolRunnableConfig } from "@langchain/cor
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_TIMEOUT_MS, type FallbackFunction } from "../config/index.js";
 import type { McpToolError } from "../errors/McpToolError.js";
-import { redactError, type ModelTextOptions } from "../errors/text.js";
+import { Redactor } from "../errors/redactor.js";
+import type { ModelTextOptions } from "../errors/text.js";
 import { EventHub, type McpEventListener } from "../events.js";
 import { contentText } from "../mcp/content.js";
 import { isControlFlow } from "../errors/controlFlow.js";
@@ -51,7 +52,8 @@ export function wrapTool(tool: StructuredToolInterface, options: WrapToolOptions
     resetTimeoutOnProgress: false,
     idempotent: options.idempotent ?? false,
   };
-  const events = options.onEvent ? new EventHub(options.onEvent, (error) => redactError(error, options.text)) : undefined;
+  const redactor = new Redactor(options.text);
+  const events = options.onEvent ? new EventHub(options.onEvent, redactor) : undefined;
   const breakerName = options.serverName ?? tool.name;
   const breaker = options.breaker instanceof CircuitBreaker ? options.breaker : new CircuitBreaker(breakerName, options.breaker, events ? breakerEvents(breakerName, (e) => events.emit(e)) : {});
 
@@ -99,7 +101,7 @@ export function wrapTool(tool: StructuredToolInterface, options: WrapToolOptions
     metadata: { ...((tool as { metadata?: Record<string, unknown> }).metadata ?? {}), ...(options.serverName ? { serverName: options.serverName } : {}), idempotent: policy.idempotent },
     execute,
     errorMode: options.errorMode ?? "return",
-    text: () => options.text ?? {},
+    redactor,
     normalize: (error: unknown): McpToolError => normalizeForeign(error, context),
   });
 }

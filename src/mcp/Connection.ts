@@ -11,6 +11,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_RECONNECT, DEFAULT_SERVER_OPTIONS, type ReconnectOptions, type ServerConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import { normalize, type ExitInfo } from "../errors/normalize.js";
+import { INSPECT } from "../errors/redactor.js";
 import type { LogLevel, McpEventListener } from "../events.js";
 import { raceAbort, withDeadline } from "../policy/abort.js";
 import type { Listing } from "./catalogCache.js";
@@ -248,6 +249,17 @@ export class Connection {
     const released = this.client.release(true);
     const letGo = Promise.allSettled([abandoned, released, this.connecting]);
     await withDeadline(CLOSE_WAIT_MS, undefined, () => letGo, () => undefined).catch(() => undefined);
+  }
+
+  /** What `util.inspect` prints: never the config, client or transport below (headers, env). */
+  [INSPECT](_depth: number, options: object, inspect?: (value: unknown, options: object) => string): string {
+    // Another runtime's console may call this without Node's inspect: JSON says the same.
+    return `Connection ${typeof inspect === "function" ? inspect(this.toJSON(), options) : JSON.stringify(this.toJSON())}`;
+  }
+
+  toJSON(): { name: string; closed: boolean; era?: ProtocolEra; protocolVersion?: string; tools: number } {
+    const { era, protocolVersion } = this;
+    return { name: this.name, closed: this.isClosed, ...(era ? { era } : {}), ...(protocolVersion ? { protocolVersion } : {}), tools: this.tools.length };
   }
 
   private async open(): Promise<Lease> {

@@ -34,8 +34,10 @@ export interface ServerCatalog {
   /** The 2026-07-28 `server/discover` result: a connect from it sends no request of its own. */
   discover?: Record<string, unknown>;
   /**
-   * A hash of how the toolkit reached the server (transport, URL or command, headers, env): an
-   * entry is used only by a server config with the same hash. Never a secret itself.
+   * A digest of how the toolkit reached the server (transport, URL or command, headers, env): an
+   * entry is used only by a server config with the same digest. Never a secret itself, nor a fast
+   * hash of one: scrypt's (mcp/serverIdentity.ts), so a dictionary cannot cheaply recover a
+   * password from an exported catalog.
    */
   identity: string;
 }

@@ -13,6 +13,8 @@ export interface ResolvedPolicy {
   idempotent: boolean;
   /** When calls run as MCP Tasks. */
   task: "auto" | "always" | "never";
+  /** Are the configuration's secrets removed from this tool's successful results? */
+  redactResults: boolean;
 }
 
 export interface ToolIdentity {
@@ -115,6 +117,7 @@ export function resolvePolicy(tool: ToolIdentity, config: McpToolkitConfig): Res
     resetTimeoutOnProgress: pick("resetTimeoutOnProgress") ?? DEFAULT_TOOL_POLICY.resetTimeoutOnProgress,
     idempotent: pick("idempotent") ?? annotated,
     task: pick("task") ?? DEFAULT_TOOL_POLICY.task,
+    redactResults: pick("redactResults") ?? DEFAULT_TOOL_POLICY.redactResults,
   };
   const maxTotal = pick("maxTotalTimeoutMs");
   if (maxTotal !== undefined) policy.maxTotalTimeoutMs = maxTotal;

@@ -1,0 +1,141 @@
+/**
+ * The one exit: everything that leaves the library passes a `Redactor` made from the
+ * configuration's secrets (config/secrets.ts `redactionOf`): errors handed out or thrown, every
+ * event's error, text and data, span status, doctor's lines, and (unless a tool's policy says
+ * otherwise) successful results. Its secrets sit in a private field, which neither
+ * `util.inspect` nor `JSON.stringify` reach, so a redactor kept by an object printed in a log
+ * does not print the very list it exists to hide.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { McpEvent } from "../events.js";
+import type { McpToolError } from "./McpToolError.js";
+import { exactValues, REDACTED, redact, redactKnown, redactValue } from "./redact.js";
+import { redactError, type ModelTextOptions } from "./text.js";
+
+/** Node's `util.inspect` calls a method under this symbol instead of walking an object's fields. */
+export const INSPECT = Symbol.for("nodejs.util.inspect.custom");
+
+/**
+ * Which events may carry an error, a server's words or data. Every type of the union must be
+ * named (the compiler checks it), so a new event is decided on here, not forgotten.
+ */
+const CARRIES_TEXT: Readonly<Record<McpEvent["type"], boolean>> = {
+  call: false,
+  success: false,
+  reconnect: false,
+  tools_changed: false,
+  half_open: false,
+  circuit_close: false,
+  retry: true,
+  fallback: true,
+  error: true,
+  circuit_open: true,
+  log: true,
+  progress: true,
+  task: true,
+  shared_state: true,
+  server_status: true,
+};
+
+export class Redactor {
+  readonly #options: ModelTextOptions;
+  /** Did the configuration name any secret (or pattern)? A result needs no walk when it did not. */
+  readonly #knowsSecrets: boolean;
+
+  constructor(options: ModelTextOptions = {}) {
+    this.#options = options;
+    this.#knowsSecrets = (options.secrets?.length ?? 0) + (options.words?.length ?? 0) + (options.patterns?.length ?? 0) > 0;
+  }
+
+  /** The options of model text (secrets, patterns, `maxLength`), for the functions that make it. */
+  get options(): ModelTextOptions {
+    return this.#options;
+  }
+
+  /** The redacted copy of an error: see `redactError`. */
+  error(error: McpToolError): McpToolError {
+    return redactError(error, this.#options);
+  }
+
+  /** Text with every secret removed: the configured ones and the built-in shapes. */
+  text(text: string): string {
+    return redact(text, this.#options);
+  }
+
+  /** A deep copy of any value with every string redacted and every secret-named key's value replaced. */
+  value(value: unknown): unknown {
+    try {
+      return redactValue(value, this.#options);
+    } catch {
+      return "[unreadable data]"; // a throwing getter must not turn one event into a crash
+    }
+  }
+
+  /**
+   * An event as listeners may see it: its error redacted, and its text and data (a log line's
+   * data and logger, a progress or task message, a store's failure detail, a status's last error).
+   */
+  event(raw: McpEvent): McpEvent {
+    // Most events (call, success, a circuit's change) carry nothing to redact: passed on uncopied.
+    if (!CARRIES_TEXT[raw.type]) return raw;
+    const out: Record<string, unknown> = { ...raw };
+    if ("error" in raw && raw.error) out.error = this.error(raw.error);
+    if ("data" in raw) out.data = this.value(raw.data);
+    for (const key of ["message", "logger", "detail"] as const) {
+      const text = (raw as Partial<Record<typeof key, unknown>>)[key];
+      if (typeof text === "string") out[key] = this.text(text);
+    }
+    if (raw.type === "server_status" && raw.lastError) out.lastError = { ...raw.lastError, message: this.text(raw.lastError.message) };
+    return out as unknown as McpEvent;
+  }
+
+  /**
+   * A successful result with the configured secrets removed from every string in it (its text,
+   * structured content, resources, `_meta`); the built-in shapes stay, since a token's shape may be
+   * the answer. The result itself when none of them is in it.
+   */
+  result(result: CallToolResult): CallToolResult {
+    if (!this.#knowsSecrets || !this.mayHold(result)) return result;
+    return knownOnly(result, (text) => redactKnown(text, this.#options)) as CallToolResult;
+  }
+
+  /** One native pass over the result's JSON says whether a walk is needed; most results hold no secret. */
+  private mayHold(result: CallToolResult): boolean {
+    let json: string;
+    try {
+      json = JSON.stringify(result);
+    } catch {
+      return true; // too deep or odd to serialize: walk it, and let what comes next judge it
+    }
+    if (exactValues(this.#options).some((v) => json.includes(v))) return true;
+    if (this.#options.words?.some((w) => json.includes(w))) return true;
+    return (this.#options.patterns ?? []).some((p) => typeof p !== "string");
+  }
+
+  [INSPECT](): string {
+    return "Redactor {}";
+  }
+
+  toJSON(): Record<string, never> {
+    return {};
+  }
+}
+
+/** A copy with every string (keys included) passed through `clean`; nothing replaced by its key's name. */
+function knownOnly(value: unknown, clean: (text: string) => string, seen = new WeakSet<object>()): unknown {
+  if (typeof value === "string") return clean(value);
+  if (typeof value !== "object" || value === null) return value;
+  if (seen.has(value)) return REDACTED;
+  seen.add(value);
+  try {
+    if (Array.isArray(value)) return value.map((v) => knownOnly(v, clean, seen));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      // defineProperty keeps a "__proto__" key as data instead of changing the copy's prototype.
+      Object.defineProperty(out, clean(k), { value: knownOnly(v, clean, seen), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  } finally {
+    seen.delete(value);
+  }
+}
