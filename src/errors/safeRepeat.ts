@@ -17,15 +17,43 @@ export function resumesTask(error: McpToolError): boolean {
 }
 
 /**
- * The safe-repeat rule, the one place it is written: a failure may be repeated when it is
- * transient, was not the caller's own decision, and either the server certainly did not
- * run the tool (`not_sent`) or repeating it is harmless (`idempotent`, as
- * `retryUnknownOutcome` allows).
+ * What makes a repeat of a tool call safe; every repeat relies on one:
+ * - `not_sent`: the server or the transport proved that nothing ran (a refused connect, a 404
+ *   for an expired session, a tool the server did not know by the name we called);
+ * - `task`: the repeat only asks about a task the server already holds;
+ * - `idempotent`: running the tool again is harmless (trusted annotations or configuration, or
+ *   `retryUnknownOutcome: true`).
+ */
+export type RepeatFact = "not_sent" | "task" | "idempotent";
+
+/**
+ * The one rule for every repeat, whichever mechanism asks (a retry, the re-send on a new
+ * session, the re-send of a relisted tool): the fact that makes repeating this call after
+ * `error` safe, or `undefined` when there is none. A failure the caller decided (cancelled,
+ * closed) is never repeated.
+ */
+export function repeatFact(error: McpToolError, idempotent = false, retryUnknownOutcome: RetryUnknownOutcome = "idempotent"): RepeatFact | undefined {
+  if (decidedByCaller(error.reason)) return undefined;
+  if (error.outcome === "not_sent") return "not_sent";
+  if (resumesTask(error)) return "task";
+  return retryUnknownOutcome === true || (retryUnknownOutcome === "idempotent" && idempotent) ? "idempotent" : undefined;
+}
+
+/**
+ * A retry: the same call again after a wait. Safe when the rule finds a fact, and worth it when
+ * the failure is transient (the same call could succeed later).
  *
  * The retry policy, `mcpRetryOn` and `ErrorHandler.isSafeToRetry` all call this.
  */
 export function isSafeToRetry(error: McpToolError, idempotent = false, retryUnknownOutcome: RetryUnknownOutcome = "idempotent"): boolean {
-  if (!error.transient || decidedByCaller(error.reason)) return false;
-  if (error.outcome === "not_sent" || resumesTask(error)) return true;
-  return retryUnknownOutcome === true || (retryUnknownOutcome === "idempotent" && idempotent);
+  return error.transient && repeatFact(error, idempotent, retryUnknownOutcome) !== undefined;
+}
+
+/**
+ * A re-send after the cause was put right (a new session, a fresh tool list): safe only when
+ * nothing ran, whatever the tool; its failure need not be transient, since the repeat is not
+ * the same call again but the first that can run.
+ */
+export function mayResend(error: McpToolError): boolean {
+  return repeatFact(error) === "not_sent";
 }

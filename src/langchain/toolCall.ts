@@ -10,6 +10,7 @@ import { AsyncResource } from "node:async_hooks";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { AfterToolCallHook, BeforeToolCall, BeforeToolCallHook, ToolCallContext } from "../config/interception.js";
 import { isControlFlow } from "../errors/controlFlow.js";
+import { mayResend } from "../errors/safeRepeat.js";
 import { callToolOnce, type AttemptRecovery, type Progress, type ToolTarget } from "../mcp/callTool.js";
 import type { TaskCall, TaskPolicy } from "../mcp/taskCall.js";
 import { cancelled, type CallContext } from "../policy/abort.js";
@@ -188,7 +189,7 @@ export class ToolCall implements TaskCall, AttemptRecovery {
   }
 
   handles(error: unknown): boolean {
-    return !this.refreshed && isMcpToolError(error) && error.reason === "tool_not_found";
+    return !this.refreshed && isMcpToolError(error) && error.reason === "tool_not_found" && mayResend(error);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { isControlFlow } from "../errors/controlFlow.js";
 import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
+import { mayResend } from "../errors/safeRepeat.js";
 import type { EventHub } from "../events.js";
 import { cancelled, either, type CallContext } from "./abort.js";
 import type { Bulkhead } from "./Bulkhead.js";
@@ -156,7 +157,7 @@ class PipelineCall<T, I> {
    * of the same attempt. Without this a write that met a restart fails although it never ran.
    */
   private resendable(error: unknown): error is McpToolError {
-    return !this.resent && isMcpToolError(error) && error.reason === "session_expired" && error.outcome === "not_sent" && !this.signal?.aborted;
+    return !this.resent && isMcpToolError(error) && error.reason === "session_expired" && mayResend(error) && !this.signal?.aborted;
   }
 
   private resend(n: number, error: McpToolError): Promise<T> {
