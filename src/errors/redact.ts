@@ -160,11 +160,7 @@ function redactKeyValues(text: string): string {
   return out + text.slice(at);
 }
 
-/**
- * An unquoted value without the punctuation that closes the sentence around it: "failed
- * (token=abc123)." keeps its ")." A ")" stays in a value that opened a "(" itself. The cost is
- * a secret's own last "." or "!" shown, which tells nothing about it.
- */
+/** An unquoted value without the sentence's closing punctuation ("(token=abc123)." keeps ")."), unless it opened a "(" itself. */
 function withoutClosingPunctuation(v: string | undefined): string | undefined {
   if (v === undefined || v.startsWith('"') || v.startsWith("'") || v.startsWith("\\")) return v;
   const end = v.includes("(") ? /[.!?:]+$/ : /[.!?:)]+$/;
