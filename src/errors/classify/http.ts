@@ -39,7 +39,11 @@ function bodyOf(message: string): string {
     .replace(/^(?:Streamable HTTP error|SSE error): /, "")
     .replace(/^(?:Error POSTing to endpoint|Failed to open SSE stream)(?: \(HTTP \d+\))?:\s*/, "")
     .trim();
-  return looksLikeHtml(body) ? pageSummary(body) : body;
+  if (looksLikeHtml(body)) return pageSummary(body);
+  // A page after a sentence of the SDK's own ("Version negotiation failed: the server answered
+  // the probe with HTTP 500: <!DOCTYPE html>…", the v2 client's connect): the sentence stays.
+  const page = body.search(/<(?:!doctype html|html)\b/i);
+  return page > 0 ? `${body.slice(0, page).trimEnd()} ${pageSummary(body.slice(page))}` : body;
 }
 
 /** Reads `error="…"`, `error_description="…"` and `scope="…"` from a WWW-Authenticate header. */
