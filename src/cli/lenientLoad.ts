@@ -24,8 +24,8 @@ export interface ConfigProblem {
 const MAX_PROBLEMS = 50;
 
 /**
- * Loads the file as `loadMcpConfig` does; where it refuses, drops what it refused (an unknown
- * key; a server whose entry stays unusable) and loads again. A problem that names no field of
+ * Loads the file as `loadMcpConfig` does; where it refuses, drops what it refused (a misspelt
+ * key, a value that cannot work; a server whose entry stays unusable) and loads again. A problem that names no field of
  * the file (it cannot be read, it is not JSON, it has no servers at all) is thrown.
  */
 export async function loadLeniently(path: string, options: LoadMcpConfigOptions): Promise<{ config: McpToolkitConfig; problems: ConfigProblem[] }> {
@@ -62,9 +62,10 @@ export async function loadLeniently(path: string, options: LoadMcpConfigOptions)
 }
 
 /**
- * Removes from the document what `error` refused, and records why: an unknown key goes alone;
- * any other problem inside a server's entry takes the server with it. `undefined` when the
- * error names nothing that can be removed.
+ * Removes from the document what `error` refused, and records why: a key it names (unknown, or
+ * with a value that cannot work) goes alone, and its default applies; a problem with a server's
+ * entry as a whole (no `command` or `url`) takes the server with it. `undefined` when the error
+ * names nothing that can be removed.
  */
 function dropRefused(document: unknown, error: McpConfigError, label: string, problems: ConfigProblem[]): ConfigProblem | undefined {
   const prefix = `${label}: `;
@@ -72,14 +73,17 @@ function dropRefused(document: unknown, error: McpConfigError, label: string, pr
   const field = error.field.slice(prefix.length);
   const head = `Invalid MCP toolkit configuration: ${error.field}: `;
   const problem = error.message.startsWith(head) ? error.message.slice(head.length) : error.message;
+  // The servers themselves are no field to drop: a file without them is wrong as a whole.
+  if (field === "mcpServers" || field === "servers") return undefined;
   const path = pathIn(document, field);
-  if (/^unknown option\b/.test(problem) && path.found) {
+  const server = serverOf(document, field);
+  // A field inside an entry goes alone; a problem with the entry as a whole takes the server.
+  if (path.found && !(server && field === `${server.key}.${server.name}`)) {
     delete (path.parent as Record<string, unknown>)[path.key];
     const recorded = { field, problem };
     problems.push(recorded);
     return recorded;
   }
-  const server = serverOf(document, field);
   if (!server) return undefined;
   delete server.servers[server.name];
   // The server's own earlier mistake (a misspelt `command`) is what left it unusable.

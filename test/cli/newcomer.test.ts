@@ -76,6 +76,16 @@ describe("doctor on a file with misspelt keys", () => {
   }, 30_000);
 });
 
+describe("doctor on a file with a value that cannot work", () => {
+  it("names the field, checks the servers with its default, and still exits 2 for a file with no servers", async () => {
+    const { command, args } = stdioFixtureCommand();
+    const report = await runDoctor(configFile("values.json", { mcpServers: { local: { command, args } }, timeoutMs: "soon" }));
+    expect(report.problems).toEqual([{ field: "timeoutMs", problem: expect.stringMatching(/number/) }]);
+    expect(report.servers.map((s) => [s.name, s.ok])).toEqual([["local", true]]);
+    await expect(runDoctor(configFile("none.json", { mcpServers: {}, retyr: 1 }))).rejects.toThrow(/mcpServers: expected at least one server/);
+  }, 30_000);
+});
+
 describe("doctor's fix line names the mistake", () => {
   it.each(["http", "sse"] as const)("a %s URL with user:pass@: the credentials in the URL, not 'read its logs'", async (transport) => {
     const report = await runDoctor({ servers: { creds: { transport, url: `http://alice:s3cret-pw@127.0.0.1:${port}/mcp` } } });
