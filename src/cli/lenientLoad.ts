@@ -29,9 +29,18 @@ const MAX_PROBLEMS = 50;
  * the file (it cannot be read, it is not JSON, it has no servers at all) is thrown.
  */
 export async function loadLeniently(path: string, options: LoadMcpConfigOptions): Promise<{ config: McpToolkitConfig; problems: ConfigProblem[] }> {
+  // Each load warns anew: only the warnings of the load that succeeds are passed on.
+  let heard: string[] = [];
+  const load = async (source: string | Record<string, unknown>, opts: LoadMcpConfigOptions) => {
+    heard = [];
+    const config = await loadMcpConfig(source, { ...opts, onWarning: (w) => heard.push(w) });
+    const warn = options.onWarning ?? ((w: string) => process.emitWarning(w, "McpConfigWarning"));
+    for (const w of heard) warn(w);
+    return config;
+  };
   let refused: McpConfigError;
   try {
-    return { config: await loadMcpConfig(path, options), problems: [] };
+    return { config: await load(path, options), problems: [] };
   } catch (error) {
     if (!(error instanceof McpConfigError)) throw error;
     refused = error;
@@ -52,7 +61,7 @@ export async function loadLeniently(path: string, options: LoadMcpConfigOptions)
     if (!problem || problems.length >= MAX_PROBLEMS) throw refused;
     if (problem.skippedServer !== undefined && noServersLeft(document)) return { config: { servers: {} } as McpToolkitConfig, problems };
     try {
-      return { config: await loadMcpConfig(document as Record<string, unknown>, again), problems };
+      return { config: await load(document as Record<string, unknown>, again), problems };
     } catch (error) {
       if (!(error instanceof McpConfigError)) throw error;
       refused = error;

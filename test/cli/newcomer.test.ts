@@ -43,6 +43,7 @@ describe("doctor on a file with misspelt keys", () => {
       mcpServers: {
         local: { command, args, timeoutMS: 5000 },
         files: { comand: "mcp-files", args: ["."] },
+        old: { command: "old-server", disabled: true },
       },
       retyr: { retries: 1 },
     });
@@ -59,6 +60,8 @@ describe("doctor on a file with misspelt keys", () => {
     );
     expect(report.servers.map((s) => [s.name, s.ok])).toEqual([["local", true]]);
     expect(report.ok).toBe(false);
+    // Read once per mistake, warned once.
+    expect(report.warnings.filter((w) => w.includes("mcpServers.old"))).toHaveLength(1);
     const text = formatReport(report);
     expect(text).toContain(`mcpServers.files.comand: unknown option; did you mean "command"? (server 'files' not checked)`);
     expect(text).toContain("✓ local");
