@@ -52,7 +52,8 @@ export function argumentProblems(errors: readonly OutputUnit[], args: unknown, s
   // `required` first, but the model reads a wrong value as the bigger news.
   const ordered = [...kept.filter((p) => p.keyword !== "required"), ...kept.filter((p) => p.keyword === "required")];
   const phrases = [...new Set(ordered.map((p) => p.text))];
-  const fields = ordered.filter((p, i) => ordered.findIndex((q) => q.text === p.text) === i).map(fieldProblem);
+  const said = new Set<string>();
+  const fields = ordered.filter((p) => !said.has(p.text) && said.add(p.text)).map(fieldProblem);
   if (phrases.length === 0) return { line: "the arguments do not match the tool's input schema.", fields };
   const shown = phrases.slice(0, MAX_PROBLEMS);
   const more = phrases.length - shown.length;

@@ -27,14 +27,10 @@ export function fromFallback(error: TransportFallbackError, ctx: NormalizeContex
   // The same URL: said once, in the first.
   const { url: _url, response: _response, ...rest } = ctx;
   const second = classify(error.fallback, rest);
-  let also = second.message;
-  for (const hint of Object.values(ENDPOINT_HINTS)) {
-    if (first.message.endsWith(hint) && also.endsWith(hint)) also = also.slice(0, -hint.length).trimEnd();
-  }
-  // The hint goes last, after both failures.
+  // The first failure's hint goes last, after both, and once.
   const hint = Object.values(ENDPOINT_HINTS).find((h) => first.message.endsWith(h));
-  const head = hint ? first.message.slice(0, -hint.length).trimEnd() : first.message;
-  return { ...first, message: `${head} The SSE fallback failed too: ${also}${hint ? ` ${hint}` : ""}` };
+  const without = (message: string) => (hint && message.endsWith(hint) ? message.slice(0, -hint.length).trimEnd() : message);
+  return { ...first, message: `${without(first.message)} The SSE fallback failed too: ${without(second.message)}${hint ? ` ${hint}` : ""}` };
 }
 
 function messageOf(error: unknown): string {
