@@ -1,6 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_CLIENT_INFO, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
-import { loadMcpConfig, type LoadMcpConfigOptions } from "../config/load.js";
+import type { LoadMcpConfigOptions } from "../config/load.js";
 import { redactionOf } from "../config/secrets.js";
 import type { McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
@@ -8,6 +8,7 @@ import type { Reason } from "../errors/reasons.js";
 import { Redactor } from "../errors/redactor.js";
 import { hintFor, safeMessage } from "../errors/text.js";
 import { Connection } from "../mcp/Connection.js";
+import { loadLeniently, type ConfigProblem } from "./lenientLoad.js";
 import { remedyFor } from "./remedies.js";
 
 /** What doctor found out about one server. */
@@ -48,6 +49,8 @@ export interface DoctorReport {
   servers: ServerDiagnosis[];
   /** What the configuration asks for that has no meaning here. */
   warnings: string[];
+  /** The file's mistakes (a misspelt key), each with its field; doctor checks every server it can despite them. */
+  problems: ConfigProblem[];
 }
 
 /** Options for {@link runDoctor}. */
@@ -62,11 +65,13 @@ export const DEFAULT_DOCTOR_TIMEOUT_MS = 10_000;
 /** Connects to every server in a configuration file (any format `loadMcpConfig` reads), makes no tool call, and reports. */
 export async function runDoctor(source: string | McpToolkitConfig, options: DoctorOptions = {}): Promise<DoctorReport> {
   const warnings: string[] = [];
-  const config = typeof source === "string" ? await loadMcpConfig(source, { ...(options.env ? { env: options.env } : {}), onWarning: (w) => warnings.push(w) }) : source;
+  const { config, problems } = typeof source === "string" ? await loadLeniently(source, { ...(options.env ? { env: options.env } : {}), onWarning: (w) => warnings.push(w) }) : { config: source, problems: [] };
   // The toolkit's one redaction, made from the configuration as the toolkit makes it.
   const redactor = new Redactor(redactionOf(config));
   const servers = await Promise.all(Object.entries(config.servers).map(([name, server]) => diagnose(name, server, config, redactor, options.connectTimeoutMs ?? DEFAULT_DOCTOR_TIMEOUT_MS)));
-  return { source: typeof source === "string" ? source : "config", ok: servers.every((s) => s.ok), servers, warnings };
+  // A configuration mistake's text leaves through the same redaction.
+  const told = problems.map((p) => ({ ...p, problem: redactor.text(p.problem) }));
+  return { source: typeof source === "string" ? source : "config", ok: problems.length === 0 && servers.every((s) => s.ok), servers, warnings, problems: told };
 }
 
 async function diagnose(name: string, server: ServerConfig, config: McpToolkitConfig, redactor: Redactor, defaultTimeoutMs: number): Promise<ServerDiagnosis> {
@@ -111,7 +116,7 @@ async function diagnose(name: string, server: ServerConfig, config: McpToolkitCo
         transient: error.transient,
         message: error.message,
         hint: hintFor(error),
-        remedy: remedyFor(error.reason, { transport, target, connectTimeoutMs, ...("command" in server ? { program: safeMessage(server.command, { ...text, maxLength: 100 }) } : {}) }),
+        remedy: remedyFor(error.reason, { transport, target, connectTimeoutMs, data: error.data, ...("command" in server ? { program: safeMessage(server.command, { ...text, maxLength: 100 }) } : {}) }),
       },
     };
   } finally {

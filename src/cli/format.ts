@@ -5,11 +5,18 @@ const LISTED = 6;
 
 /** The report as a person reads it: one block per server, then a summary line. */
 export function formatReport(report: DoctorReport): string {
-  const blocks = report.servers.map(formatServer);
+  const blocks = [...(report.problems.length > 0 ? [formatProblems(report.problems)] : []), ...report.servers.map(formatServer)];
   const failed = report.servers.filter((s) => !s.ok).length;
-  const summary = failed === 0 ? `All ${report.servers.length} servers connected.` : `${failed} of ${report.servers.length} servers failed to connect.`;
+  const connected = failed === 0 ? `All ${report.servers.length} servers connected.` : `${failed} of ${report.servers.length} servers failed to connect.`;
+  const mistakes = report.problems.length;
+  const summary = mistakes === 0 ? connected : `${connected} The file has ${mistakes} ${mistakes === 1 ? "mistake" : "mistakes"} to fix.`;
   const warnings = report.warnings.map((w) => `warning: ${w}`);
   return [`${report.source}`, "", ...blocks.flatMap((b) => [b, ""]), ...warnings, ...(warnings.length ? [""] : []), summary].join("\n");
+}
+
+function formatProblems(problems: DoctorReport["problems"]): string {
+  const lines = problems.map((p) => `  ${p.field}: ${p.problem}${p.skippedServer === undefined ? "" : ` (server '${p.skippedServer}' not checked)`}`);
+  return ["✗ the file", ...lines].join("\n");
 }
 
 function formatServer(s: ServerDiagnosis): string {

@@ -1,7 +1,7 @@
 /**
  * `langchain-mcp-errors doctor [config] [--json] [--timeout <ms>]`: connects to every server of
- * a configuration file and says what works and what to fix. Exit code 1 when a server failed,
- * 2 when the command line or the file is wrong.
+ * a configuration file and says what works and what to fix. Exit code 1 when a server failed
+ * or the file has a mistake doctor read past, 2 when the command line or the file is wrong.
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -24,8 +24,9 @@ works, and for a failure what the model would read and what you can do about it.
                   connectTimeoutMs (default ${DEFAULT_DOCTOR_TIMEOUT_MS})
   -h, --help      print this help
 
-Exit code: 0 when every server connected, 1 when one failed, 2 when the command line or the
-file is wrong (the message names the field).`;
+Exit code: 0 when every server connected, 1 when one failed or the file has a mistake (a
+misspelt key: named in the report, every other server still checked), 2 when the command line
+is wrong or the file cannot be read as a configuration (the message names the field).`;
 
 /** Where the command writes; the process's own streams unless a test gives others. */
 export interface CliOutput {

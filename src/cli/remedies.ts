@@ -13,6 +13,8 @@ export interface RemedySubject {
   program?: string;
   /** How long the connect was given, ms. */
   connectTimeoutMs: number;
+  /** The error's `data`: a remedy may depend on what it says (the TLS code, credentials in the URL). */
+  data?: unknown;
 }
 
 type Remedy = string | ((s: RemedySubject) => string);
@@ -34,7 +36,15 @@ const timedOut: Remedy = (s) =>
     : `No answer from ${s.target} within ${s.connectTimeoutMs} ms: check that the server is up and reachable from here (\`curl -i ${s.target}\`), or raise the server's connectTimeoutMs (doctor --timeout <ms>).`;
 
 const REMEDIES: Partial<Record<Reason, Remedy>> = {
-  spawn_failed: (s) => `Install the command, or give its absolute path: the agent's PATH may differ from your shell's (\`command -v ${s.program ?? "<command>"}\` shows yours).`,
+  spawn_failed: (s) => {
+    const program = s.program ?? "<command>";
+    // `"command": "node x.js"`: the whole line was looked for as one program's name.
+    const words = program.trim().split(/\s+/);
+    if (words.length > 1) {
+      return `The command is one string, '${program}': put the program alone in \`command\` and each argument in \`args\` ("command": ${JSON.stringify(words[0])}, "args": ${JSON.stringify(words.slice(1))}).`;
+    }
+    return `Install the command, or give its absolute path: the agent's PATH may differ from your shell's (\`command -v ${program}\` shows yours).`;
+  },
   connection_closed: (s) =>
     stdio(s)
       ? `The process started and exited: run \`${s.target}\` yourself to read its error (often a missing argument, environment variable or login).`
@@ -45,11 +55,17 @@ const REMEDIES: Partial<Record<Reason, Remedy>> = {
   network_timeout: timedOut,
   request_timeout: timedOut,
   dns_failure: "Check the host name in the URL, and your network or VPN.",
-  tls_error: "The certificate is not trusted: point NODE_EXTRA_CA_CERTS at its CA file, or correct the URL (https vs http).",
+  tls_error: (s) =>
+    dataSays(s, "tlsCode", "ERR_SSL_WRONG_VERSION_NUMBER")
+      ? `The server speaks plain HTTP on this port, not TLS: use http:// instead of https:// in the URL (or the port where the server serves TLS).`
+      : "The certificate is not trusted: point NODE_EXTRA_CA_CERTS at its CA file, or correct the URL (https vs http).",
   unauthorized: "Check the credentials in `headers` (or the environment variable they come from).",
   forbidden: "The credentials lack a permission or scope: ask for the one the message names.",
   unexpected_response: "Something answered, but not an MCP server: check the URL's path (often /mcp) and any proxy in front.",
-  http_error: "The server rejected the request: check the URL's path and the transport (`http` or `sse`).",
+  http_error: (s) =>
+    dataSays(s, "urlUserInfo", true)
+      ? "The URL holds credentials (user:password@), which fetch refuses to send: take them out of the URL and put them in `headers` (for Basic auth, an `Authorization` header with user:password in base64; or the token the server expects)."
+      : "The server rejected the request: check the URL's path and the transport (`http` or `sse`).",
   service_unavailable: "The server is up but unavailable: run doctor again in a minute; if it stays so, check the server's status and logs.",
   session_expired: "The server dropped the session while connecting: behind a load balancer, make sessions sticky.",
   stream_error: (s) => `The response stream broke: check that no proxy in front of ${s.target} buffers or cuts server-sent events, and read the server's logs.`,
@@ -67,6 +83,10 @@ const REMEDIES: Partial<Record<Reason, Remedy>> = {
   cancelled: "Doctor was stopped before the server answered: run it again.",
   closed: "Doctor was stopped before the server answered: run it again.",
 };
+
+function dataSays(s: RemedySubject, key: string, value: unknown): boolean {
+  return typeof s.data === "object" && s.data !== null && (s.data as Record<string, unknown>)[key] === value;
+}
 
 /** What a person can do about a connect that failed with `reason`. */
 export function remedyFor(reason: Reason, subject: RemedySubject): string {

@@ -132,7 +132,7 @@ export class McpToolError extends Error {
    * {@link isMcpToolError}); a subclass keeps the ordinary check.
    */
   static override [Symbol.hasInstance](value: unknown): value is McpToolError {
-    if (this !== McpToolError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    if (!isBaseClass(this)) return Function.prototype[Symbol.hasInstance].call(this, value);
     return isMcpToolError(value);
   }
 
@@ -158,7 +158,7 @@ export class McpToolError extends Error {
     const raw = this.#unredacted;
     if (raw !== undefined) {
       const { message: _message, data: _data, ...context } = changes;
-      return new McpToolError({ ...this.fields(), message: this.message, ...changes, cause: undefined, redactedFrom: raw.with(context) });
+      return made({ ...this.fields(), message: this.message, ...changes, cause: undefined, redactedFrom: raw.with(context) });
     }
     // A copy keeps the stack of the error it copies (where the failure was classified), so it
     // skips capturing its own: on the error path that capture was the costliest step. Its
@@ -175,7 +175,7 @@ export class McpToolError extends Error {
     Error.stackTraceLimit = 0;
     let copy: McpToolError;
     try {
-      copy = new McpToolError(options);
+      copy = made(options);
     } finally {
       Error.stackTraceLimit = limit;
     }
@@ -210,6 +210,15 @@ export class McpToolError extends Error {
   toJSON(): McpToolErrorJSON {
     return this.fill<McpToolErrorJSON>({ name: "McpToolError", message: this.message, kind: this.kind, reason: this.reason, transient: this.transient, outcome: this.outcome, attempts: this.attempts });
   }
+}
+
+// The class reaches itself only through these: esbuild compiles a class that names itself in its
+// body to `class _McpToolError`, the name util.inspect shows (keepNames costs closures per call).
+function isBaseClass(c: unknown): boolean {
+  return c === McpToolError;
+}
+function made(options: McpToolErrorOptions): McpToolError {
+  return new McpToolError(options);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { NormalizeContext } from "./classify/context.js";
+import { namesMissingTool } from "./classify/toolMissing.js";
 import { stripMcpPrefix } from "./classify/util.js";
 import { contentText } from "./contentText.js";
 import { McpToolError } from "./McpToolError.js";
@@ -8,7 +9,6 @@ const INPUT_VALIDATION = /^Input validation error\b|^Invalid arguments for tool\
 // A server that needed input (elicitation) from a client that declared no such capability: a
 // person must act (v1 servers word it "Client does not support…", v2 "Cannot request input…").
 const INPUT_UNAVAILABLE = /^Cannot request input\b|\bdid not declare the required capability\b|^Client does not support (?:form |url )?elicitation\b/i;
-const TOOL_MISSING = /^(?:Tool (\S+) (not found|disabled)\b|Unknown tool\b)/;
 
 /**
  * Classifies a result that answered `isError: true`; `undefined` for any other result.
@@ -31,7 +31,7 @@ export function fromResult(result: unknown, context: NormalizeContext = {}): Mcp
   const text = stripMcpPrefix(contentText(result.content).trim());
   if (INPUT_VALIDATION.test(text)) return McpToolError.of("invalid_params", text, { ...fields, kind: "domain" });
   if (INPUT_UNAVAILABLE.test(text)) return McpToolError.of("elicitation_required", text, { ...fields, kind: "domain" });
-  if (TOOL_MISSING.test(text)) return McpToolError.of("tool_not_found", text, fields);
+  if (namesMissingTool(text, context)) return McpToolError.of("tool_not_found", text, fields);
   return McpToolError.of("tool_error", text || "The tool reported an error without a message.", fields);
 }
 

@@ -1,5 +1,6 @@
 import { errorFor, isMcpToolError, type McpToolError } from "./McpToolError.js";
 import type { Classification, NormalizeContext } from "./classify/context.js";
+import { fromFallback, TransportFallbackError } from "./classify/fallback.js";
 import { fromFetchRefusal } from "./classify/fetch.js";
 import { fromHttpStatus, httpStatus, isUnexpectedContentType, unexpectedResponse } from "./classify/http.js";
 import { fromJsonRpc, jsonRpcCode } from "./classify/jsonrpc.js";
@@ -44,6 +45,7 @@ export function normalize(error: unknown, context: NormalizeContext = {}): McpTo
 
 /** Each source in turn, the most certain first; the first that recognises the error decides. */
 function classify(error: unknown, ctx: NormalizeContext): Classification {
+  if (error instanceof TransportFallbackError) return fromFallback(error, ctx, classify);
   const message = messageOf(error);
   const code = jsonRpcCode(error);
   // Context first: the SDK reports an abort, our timeout and a server's -32001 with one code.

@@ -161,12 +161,20 @@ function redactKeyValues(text: string): string {
     // A non-secret key is skipped, not its value: "user: password=hunter2" has two keys.
     if (!isSecretName(m[1]!)) continue;
     value.lastIndex = key.lastIndex;
-    const v = value.exec(text)?.[0];
+    const v = withoutClosingPunctuation(value.exec(text)?.[0]);
     if (v === undefined) continue;
     out += text.slice(at, key.lastIndex) + redactedValue(v);
-    at = key.lastIndex = value.lastIndex;
+    at = key.lastIndex = key.lastIndex + v.length;
   }
   return out + text.slice(at);
+}
+
+/** An unquoted value without the sentence's closing punctuation ("(token=abc123)." keeps ")."), unless it opened a "(" itself. */
+function withoutClosingPunctuation(v: string | undefined): string | undefined {
+  if (v === undefined || v.startsWith('"') || v.startsWith("'") || v.startsWith("\\")) return v;
+  const end = v.includes("(") ? /[.!?:]+$/ : /[.!?:)]+$/;
+  const kept = v.replace(end, "");
+  return kept === "" ? undefined : kept;
 }
 
 /** The value replaced, its quoting kept; a value already redacted stays as it is. */

@@ -13,6 +13,7 @@ import { replyFrom, toModelReply } from "../errors/text.js";
 import { begin } from "../policy/chain.js";
 import { telemetryOn } from "../telemetry/otel.js";
 import { ArgumentCheck } from "./argumentCheck.js";
+import { invalidArguments, invalidArgumentsData } from "./argumentData.js";
 import { argumentsLine } from "./argumentText.js";
 import { toolRunOf, withToolRun, type ToolRun } from "./runEvents.js";
 
@@ -142,11 +143,9 @@ export class McpTool extends StructuredTool {
     const given = argsOf(arg);
     // A strict-mode model's `null` for an optional argument is left out (SEP-2243), before the check.
     const args = this.check.prepare(given);
-    const details = this.check.problems(args);
-    if (details !== undefined) {
-      // LangChain's exception, so callbacks and callers see what LangChain's own check would raise.
-      return Promise.reject(new ToolInputParsingException(`Received tool input did not match expected schema\nDetails: ${details}`, JSON.stringify(arg)));
-    }
+    const found = this.check.found(args);
+    // LangChain's exception, so callbacks and callers see what LangChain's own check would raise.
+    if (found !== undefined) return Promise.reject(invalidArguments(found.line, found.fields, arg));
     const input = args === given ? arg : isToolCall(arg) ? { ...arg, args } : args;
     this.schema = ACCEPT_ANY;
     try {
@@ -163,7 +162,7 @@ export class McpTool extends StructuredTool {
         toolName: this.name,
         ...(this.metadata.serverName ? { serverName: this.metadata.serverName } : {}),
         cause: thrown,
-        data: { received: typeof argsOf(arg) },
+        data: invalidArgumentsData(thrown, argsOf(arg)),
       });
     }
     return this.toError(thrown);

@@ -1,6 +1,6 @@
 import { format, validate, type Schema } from "@cfworker/json-schema";
 import { Ajv2019, type ValidateFunction } from "ajv/dist/2019.js";
-import { describeProblems } from "./argumentText.js";
+import { argumentProblems, type FieldProblem } from "./argumentText.js";
 import { omitNulls } from "./omitNulls.js";
 import { lookupOf, type SchemaLookup } from "./schemaWalk.js";
 
@@ -49,13 +49,18 @@ export class ArgumentCheck {
    * what it expects, e.g. `'path' must be a string (got number); 'depth' is required.`
    */
   problems(args: unknown): string | undefined {
+    return this.found(args)?.line;
+  }
+
+  /** `undefined` when the arguments fit the schema; otherwise that line, and each problem in it for the error's data. */
+  found(args: unknown): { line: string; fields: FieldProblem[] } | undefined {
     if (this.compiled === undefined && ++this.uses > this.compileAfter) this.compiled = compile(this.schema);
     if (this.compiled?.(args)) return undefined;
     const lookup = this.lookup();
     // Every error, not the first: the model should fix every field in one go. A valid input
     // costs the same either way; only a rejected one is looked at further.
     const result = validate(args, this.schema, "2019-09", lookup ?? undefined, false);
-    return result.valid ? undefined : describeProblems(result.errors, args, this.schema, lookup);
+    return result.valid ? undefined : argumentProblems(result.errors, args, this.schema, lookup);
   }
 
   private lookup(): SchemaLookup | undefined {

@@ -27,6 +27,23 @@ const WRAPPERS = new Set([
  * never repeated (it may be a secret), only its type.
  */
 export function describeProblems(errors: readonly OutputUnit[], args: unknown, schema: Schema, lookup: SchemaLookup | undefined): string {
+  return argumentProblems(errors, args, schema, lookup).line;
+}
+
+/** One bad field, as the error's `data.fields` lists it for code (the model reads the line). */
+export interface FieldProblem {
+  /** The field's path, e.g. `path` or `edits[0].oldText`; `""` for the arguments as a whole. */
+  field: string;
+  /** The schema keyword it failed (`type`, `required`, `enum`, …). */
+  keyword: string;
+  /** What the model reads of it, e.g. `'path' must be a string (got number)`. */
+  problem: string;
+  /** The JSON type of what was sent for the field (`missing` when nothing was): never the value, which may be a secret. */
+  received: string;
+}
+
+/** The line the model reads, and each problem in it for code. */
+export function argumentProblems(errors: readonly OutputUnit[], args: unknown, schema: Schema, lookup: SchemaLookup | undefined): { line: string; fields: FieldProblem[] } {
   const problems = explain(errors, args, schema, lookup);
   // A format says what a pattern beside it says (zod writes both for an email), in words.
   const formatted = new Set(problems.filter((p) => p.keyword === "format").map((p) => p.field));
@@ -35,16 +52,28 @@ export function describeProblems(errors: readonly OutputUnit[], args: unknown, s
   // `required` first, but the model reads a wrong value as the bigger news.
   const ordered = [...kept.filter((p) => p.keyword !== "required"), ...kept.filter((p) => p.keyword === "required")];
   const phrases = [...new Set(ordered.map((p) => p.text))];
-  if (phrases.length === 0) return "the arguments do not match the tool's input schema.";
+  const said = new Set<string>();
+  const fields = ordered.filter((p) => !said.has(p.text) && said.add(p.text)).map(fieldProblem);
+  if (phrases.length === 0) return { line: "the arguments do not match the tool's input schema.", fields };
   const shown = phrases.slice(0, MAX_PROBLEMS);
   const more = phrases.length - shown.length;
-  return `${shown.join("; ")}${more > 0 ? `; and ${more} more problem${more === 1 ? "" : "s"}` : ""}.`;
+  return { line: `${shown.join("; ")}${more > 0 ? `; and ${more} more problem${more === 1 ? "" : "s"}` : ""}.`, fields };
 }
 
-/** One problem: the keyword that found it, the field it is about, and what the model reads. */
+function fieldProblem(p: Problem): FieldProblem {
+  return { field: p.field === "the arguments" ? "" : p.field.slice(1, -1), keyword: p.keyword, problem: p.text, received: p.received };
+}
+
+/** `{ field: type received }` for each bad field: what `data.received` of an `invalid_arguments` error says. */
+export function receivedByField(fields: readonly FieldProblem[]): Record<string, string> {
+  return Object.fromEntries(fields.map((f) => [f.field, f.received]));
+}
+
+/** One problem: the keyword that found it, the field it is about, what was sent there (its type), and what the model reads. */
 interface Problem {
   keyword: string;
   field: string;
+  received: string;
   text: string;
 }
 
@@ -73,7 +102,8 @@ function explain(errors: readonly OutputUnit[], args: unknown, schema: Schema, l
  */
 function alternatives(error: OutputUnit, inner: readonly OutputUnit[], args: unknown, schema: Schema, lookup: SchemaLookup | undefined): Problem[] {
   const field = fieldOf(error.instanceLocation, args);
-  const problem = (text: string): Problem[] => [{ keyword: error.keyword, field, text: `${field} ${text}` }];
+  const received = receivedAt(error.instanceLocation, args);
+  const problem = (text: string): Problem[] => [{ keyword: error.keyword, field, received, text: `${field} ${text}` }];
   const branchOf = (e: OutputUnit) => e.keywordLocation.slice(error.keywordLocation.length + 1).split("/")[0]!;
   const wrongType = (e: OutputUnit) => e.keyword === "type" && e.instanceLocation === error.instanceLocation;
   const branches = new Map<string, OutputUnit[]>();
@@ -91,7 +121,8 @@ function alternatives(error: OutputUnit, inner: readonly OutputUnit[], args: unk
 
 function describe(error: OutputUnit, args: unknown, schema: Schema, lookup: SchemaLookup | undefined): Problem[] {
   const field = fieldOf(error.instanceLocation, args);
-  const problem = (text: string): Problem[] => [{ keyword: error.keyword, field, text: `${field} ${text}` }];
+  const received = receivedAt(error.instanceLocation, args);
+  const problem = (text: string): Problem[] => [{ keyword: error.keyword, field, received, text: `${field} ${text}` }];
   const value = lookup ? schemaAt(schema, error.keywordLocation, lookup) : undefined;
   switch (error.keyword) {
     case "type": {
@@ -105,7 +136,7 @@ function describe(error: OutputUnit, args: unknown, schema: Schema, lookup: Sche
         return value
           .filter((key): key is string => typeof key === "string" && !Object.hasOwn(instance, key))
           .map((key) => quote([...instancePath(error.instanceLocation), key], args))
-          .map((missing) => ({ keyword: "required", field: missing, text: `${missing} is required` }));
+          .map((missing) => ({ keyword: "required", field: missing, received: "missing", text: `${missing} is required` }));
       }
       break;
     }
@@ -126,7 +157,7 @@ function describe(error: OutputUnit, args: unknown, schema: Schema, lookup: Sche
   const limit = typeof value === "number" ? LIMITS[error.keyword] : undefined;
   if (limit) return problem(limit(value as number));
   // A keyword rarely met in tool schemas: the validator's own sentence, on the same line.
-  return [{ keyword: error.keyword, field, text: `${field}: ${error.error.replace(/\.$/, "")}` }];
+  return [{ keyword: error.keyword, field, received, text: `${field}: ${error.error.replace(/\.$/, "")}` }];
 }
 
 const LIMITS: Record<string, (n: number) => string> = {
@@ -156,7 +187,7 @@ const ARTICLE: Record<string, string> = { string: "a string", number: "a number"
 const typeName = (type: string): string => ARTICLE[type] ?? type;
 
 /** The JSON type of a value the model sent, never the value itself. */
-function typeOf(value: unknown): string {
+export function typeOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
   return typeof value;
@@ -176,6 +207,12 @@ function quote(path: readonly string[], args: unknown): string {
     node = typeof node === "object" && node !== null ? (node as Record<string, unknown>)[segment] : undefined;
   }
   return `'${text}'`;
+}
+
+/** The JSON type sent at a location, `missing` where nothing was. */
+function receivedAt(location: string, args: unknown): string {
+  const value = valueAt(location, args);
+  return value === undefined ? "missing" : typeOf(value);
 }
 
 function valueAt(location: string, args: unknown): unknown {
@@ -206,7 +243,7 @@ function orList(items: readonly string[]): string {
  * else has its lines joined.
  */
 export function argumentsLine(message: string): string {
-  const details = message.replace(/^Received tool input did not match expected schema\s*/, "").replace(/^Details:\s*/, "");
+  const details = detailsOf(message);
   const issues = zodIssues(details);
   if (issues) return `${issues.map(zodPhrase).join("; ")}.`;
   const line = details
@@ -217,14 +254,19 @@ export function argumentsLine(message: string): string {
   return line === "" ? "the arguments do not match the tool's input schema." : /[.!?]$/.test(line) ? line : `${line}.`;
 }
 
-interface ZodIssue {
+/** The details of LangChain's ToolInputParsingException message, without its heading. */
+export function detailsOf(message: string): string {
+  return message.replace(/^Received tool input did not match expected schema\s*/, "").replace(/^Details:\s*/, "");
+}
+
+export interface ZodIssue {
   code?: unknown;
   path?: unknown;
   message?: unknown;
   expected?: unknown;
 }
 
-function zodIssues(details: string): ZodIssue[] | undefined {
+export function zodIssues(details: string): ZodIssue[] | undefined {
   // zod's message is its issues as indented JSON; LangChain appends zod's pretty print after it.
   const found = /^(\[[\s\S]*?\n\])/.exec(details)?.[1];
   if (!found) return undefined;
@@ -236,7 +278,7 @@ function zodIssues(details: string): ZodIssue[] | undefined {
   }
 }
 
-function zodPhrase(issue: ZodIssue): string {
+export function zodPhrase(issue: ZodIssue): string {
   const path = Array.isArray(issue.path) ? issue.path : [];
   const field = path.length === 0 ? "the arguments" : `'${path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("")}'`;
   const message = String(issue.message);

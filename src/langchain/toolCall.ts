@@ -27,7 +27,7 @@ export interface ToolRuntime {
   /** The server no longer lists the tool: a call of it fails with `tool_not_found`, unsent. */
   removed?: boolean;
   /** Who the tool's calls are for, as events and errors name it. */
-  context: { toolName: string; serverName: string };
+  context: { toolName: string; mcpName: string; serverName: string };
   /** Reports a task's status as a `task` event; one per tool, not per call. */
   onTaskStatus: NonNullable<TaskCall["onStatus"]>;
   /** Is anyone told of this tool's progress (an event listener, a tool run, a span)? Asked per call. */

@@ -66,7 +66,7 @@ export class ToolCaller {
         sdkTimeoutMs: Math.max(policy.timeoutMs, policy.maxTotalTimeoutMs ?? 0) + 60_000,
         resetTimeoutOnProgress: policy.resetTimeoutOnProgress,
       },
-      context: { toolName: exposedName, serverName: server },
+      context: { toolName: exposedName, mcpName: tool.name, serverName: server },
       onTaskStatus: (status, message, taskId) => events.emit({ type: "task", toolName: exposedName, serverName: server, taskId, status, ...(message ? { message } : {}) }),
       ...(config.beforeToolCall || config.afterToolCall
         ? { intercept: { ...(config.beforeToolCall ? { before: config.beforeToolCall } : {}), ...(config.afterToolCall ? { after: config.afterToolCall } : {}) } }

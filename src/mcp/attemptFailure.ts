@@ -113,6 +113,7 @@ function classifyFailure(facts: AttemptFacts, thrown: unknown): McpToolError {
   // Built field by field: conditional spreads made this the costliest step of a JSON-RPC error.
   const known: NormalizeContext = {
     toolName: context.toolName,
+    mcpName: context.mcpName,
     serverName: context.serverName,
     attempts: facts.attempt,
     aborted: callerSignal?.aborted === true,

@@ -6,6 +6,7 @@
 import { Client, SdkHttpError, type PriorDiscovery, type Transport } from "@modelcontextprotocol/client";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { EraSetting, ServerConfig } from "../config/index.js";
+import { TransportFallbackError } from "../errors/classify/fallback.js";
 import { jsonRpcErrorIn } from "../errors/classify/http.js";
 import { answerRequests, inputCapabilities, type InputHandler } from "./input.js";
 import { McpToolError } from "../errors/McpToolError.js";
@@ -114,7 +115,12 @@ export async function connectTransport(
     if (jsonRpcErrorIn(messageOf(error).replace(/^(Streamable HTTP error: )?Error POSTing to endpoint:\s*/, ""))) throw error;
     // The SSE transport belongs to the 2025 era: its client never probes.
     const legacy = newLegacyClient();
-    return { client: legacy, transport: await connectOrClose(legacy, sseTransport(config, probe), pending, {}) };
+    try {
+      return { client: legacy, transport: await connectOrClose(legacy, sseTransport(config, probe), pending, {}) };
+    } catch (fallback) {
+      // Both failures are kept: the first (a 404) may say the path is wrong, the second why SSE did not work either.
+      throw new TransportFallbackError(error, fallback);
+    }
   }
 }
 

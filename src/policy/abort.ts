@@ -121,6 +121,8 @@ export function withDeadline<T>(ms: number, signal: AbortSignal | undefined, run
 export interface CallContext {
   /** The name the model called. */
   toolName: string;
+  /** The tool's name on the server, which its error texts name. */
+  mcpName?: string;
   serverName?: string;
 }
 

@@ -127,7 +127,7 @@ describe("doctor on a command that is no MCP server", () => {
     // Generous for a busy machine, and still below the 3500 ms the stop would add.
     expect(silent!.connectMs).toBeLessThan(2500);
     expect(performance.now() - started).toBeGreaterThan(silent!.connectMs);
-    expect(formatReport({ source: path, ok: false, servers: [silent!], warnings: [] })).toContain(`failed after ${silent!.connectMs} ms: network_timeout`);
+    expect(formatReport({ source: path, ok: false, servers: [silent!], warnings: [], problems: [] })).toContain(`failed after ${silent!.connectMs} ms: network_timeout`);
     expect(silent!.error!.remedy).toContain("did not answer within 1500 ms");
     expect(silent!.error!.remedy).toContain("doctor --timeout <ms>");
   }, 30_000);

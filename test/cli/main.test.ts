@@ -45,13 +45,21 @@ describe("langchain-mcp-errors", () => {
     expect(stderr).toBe(`${problem}\n\n${USAGE}\n`);
   });
 
-  it("names a misspelt key of the file with the key it meant, and exits 2", async () => {
+  it("names a misspelt key of the file with the key it meant, and exits 1 (a mistake to fix, reported with the servers)", async () => {
     const path = join(dir, "claude_desktop_config.json");
     writeFileSync(path, JSON.stringify({ mcpServers: { files: { comand: "mcp-files", args: ["."] } } }));
     const { code, stdout, stderr } = await run("doctor", path);
+    expect(code).toBe(1);
+    expect(stderr).toBe("");
+    expect(stdout).toContain(`mcpServers.files.comand: unknown option; did you mean "command"? (server 'files' not checked)`);
+  });
+
+  it("exits 2 for a file that is not JSON", async () => {
+    const path = join(dir, "broken.json");
+    writeFileSync(path, "{ mcpServers: ");
+    const { code, stderr } = await run("doctor", path);
     expect(code).toBe(2);
-    expect(stdout).toBe("");
-    expect(stderr).toBe(`Invalid MCP toolkit configuration: ${path}: mcpServers.files.comand: unknown option; did you mean "command"?\n`);
+    expect(stderr).toContain("not valid JSON");
   });
 
   it("exits 0 for `doctor --help` from the bin, in a process of its own", async () => {

@@ -14,6 +14,8 @@ export type CustomCodeTable = Readonly<Record<number, CustomCodeRule>>;
 /** What the caller knows better than the error: context beats message matching. */
 export interface NormalizeContext {
   toolName?: string;
+  /** The tool's name on the server, where it differs from `toolName` (a prefixed name): an error text naming it as unknown means the tool list is stale. */
+  mcpName?: string;
   serverName?: string;
   /** Our own per-call timer fired. */
   timedOut?: boolean;

@@ -30,8 +30,29 @@ function portOf(url: string | undefined): number | undefined {
   }
 }
 
-/** `http_error` naming the blocked port and the way out; `undefined` for any other failure. */
+/** fetch's TypeError for `http://user:password@host/…`: the Fetch standard forbids credentials in a request's URL. */
+const CREDENTIALS_IN_URL = /\bRequest cannot be constructed from a URL that includes credentials\b/;
+
+function hasUrlCredentials(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let e: unknown = error; isRecord(e) && !seen.has(e); e = e.cause) {
+    seen.add(e);
+    if (typeof e.message === "string" && CREDENTIALS_IN_URL.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** `http_error` naming the blocked port, or the credentials in the URL, and the way out; `undefined` for any other failure. */
 export function fromFetchRefusal(error: unknown, ctx: NormalizeContext): Classification | undefined {
+  if (hasUrlCredentials(error)) {
+    return {
+      reason: "http_error",
+      message:
+        `The server's URL${ctx.url ? ` (${ctx.url})` : ""} holds credentials (user:password@host), which fetch refuses to send: nothing was sent. ` +
+        "Take them out of the URL and send them in `headers` instead (for Basic auth, an `Authorization` header with user:password in base64).",
+      overrides: { kind: "transport", outcome: "not_sent", data: { urlUserInfo: true } },
+    };
+  }
   if (!isBadPort(error)) return undefined;
   const port = portOf(ctx.url);
   const which = port !== undefined ? `port ${port}` : "this port";

@@ -39,7 +39,11 @@ function bodyOf(message: string): string {
     .replace(/^(?:Streamable HTTP error|SSE error): /, "")
     .replace(/^(?:Error POSTing to endpoint|Failed to open SSE stream)(?: \(HTTP \d+\))?:\s*/, "")
     .trim();
-  return looksLikeHtml(body) ? pageSummary(body) : body;
+  if (looksLikeHtml(body)) return pageSummary(body);
+  // A page after a sentence of the SDK's own ("Version negotiation failed: the server answered
+  // the probe with HTTP 500: <!DOCTYPE html>…", the v2 client's connect): the sentence stays.
+  const page = body.search(/<(?:!doctype html|html)\b/i);
+  return page > 0 ? `${body.slice(0, page).trimEnd()} ${pageSummary(body.slice(page))}` : body;
 }
 
 /** Reads `error="…"`, `error_description="…"` and `scope="…"` from a WWW-Authenticate header. */
@@ -102,8 +106,18 @@ export function fromHttpStatus(status: number, raw: string, ctx: NormalizeContex
   if (status === 501 || status === 505 || status === 511) return as("http_error");
   // 500, 502 and 504 (and Cloudflare's 520 and 524): a proxy may have lost its upstream after it ran the tool.
   if (status >= 500) return as("server_error", { outcome: "unknown", retryAfterMs });
+  // The answers of a wrong endpoint: the URL and what to check in it, as doctor says.
+  const hint = ENDPOINT_HINTS[status];
+  if (hint) return as("http_error", {}, `HTTP ${status}${ctx.url ? ` from ${ctx.url}` : ""}${body ? `: ${body}` : ""}. ${hint}`);
   return as("http_error");
 }
+
+/** What a 404, 405 or 400 (one that is no session's) says about the endpoint. */
+export const ENDPOINT_HINTS: Readonly<Record<number, string>> = {
+  404: "Check the URL's path (often /mcp, or /sse for the sse transport).",
+  405: "The endpoint does not take this method: check the transport (`http` or `sse`) and the URL's path.",
+  400: "Check the URL's path and the transport (`http` or `sse`).",
+};
 
 const UNEXPECTED: Record<NonNullable<HttpResponseFacts["unexpected"]>, string> = {
   html: "an HTML page",

@@ -4,6 +4,7 @@ import type { Reason } from "../reasons.js";
 import type { Classification, NormalizeContext } from "./context.js";
 import { connectionClosed, isLocalTimeout, SDK_CONNECTION_CLOSED, SDK_REQUEST_TIMEOUT, timeoutMessage } from "./local.js";
 import { retryAfterFromData } from "./retryAfter.js";
+import { namesMissingTool } from "./toolMissing.js";
 import { isRecord, stripMcpPrefix } from "./util.js";
 
 const ERR = { parse: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internal: -32603 };
@@ -39,9 +40,6 @@ export function jsonRpcCode(error: unknown): number | undefined {
 function isV1(error: unknown): boolean {
   return error instanceof McpError || (isRecord(error) && error.name === "McpError");
 }
-
-/** A -32602 that names the tool as unknown or disabled: the tool list is stale (2026-era servers). */
-const UNKNOWN_TOOL = /^(?:Tool \S+ (?:not found|disabled)|Unknown tool\b)/i;
 
 /**
  * Classifies an error carrying a JSON-RPC code: the SDK's own local timeout, abort and
@@ -88,7 +86,7 @@ export function fromJsonRpc(error: unknown, code: number, message: string, ctx: 
   if (code === ERR.invalidRequest && local && /requires task-based execution/.test(text)) {
     return { reason: "capability_missing", message: text, overrides: base };
   }
-  const era = fromNewCodes(code, text, data);
+  const era = fromNewCodes(code, text, data, ctx);
   if (era) return { ...era, overrides: { ...base, kind: "protocol" } };
   switch (code) {
     case ERR.parse:
@@ -97,7 +95,7 @@ export function fromJsonRpc(error: unknown, code: number, message: string, ctx: 
       return { reason: "invalid_request", message: text, overrides: base };
     case ERR.methodNotFound:
       // fastmcp answers a tools/call for a tool it does not have with -32601 "Unknown tool: x".
-      return { reason: UNKNOWN_TOOL.test(text) ? "tool_not_found" : "method_not_found", message: text, overrides: base };
+      return { reason: namesMissingTool(text, ctx) ? "tool_not_found" : "method_not_found", message: text, overrides: base };
     case ERR.invalidParams:
       return { reason: "invalid_params", message: text, overrides: base };
     case ERR.internal:
@@ -110,10 +108,11 @@ export function fromJsonRpc(error: unknown, code: number, message: string, ctx: 
 }
 
 /** The codes 2026-era servers send, and the meaning -32602 took on for an unknown tool. */
-function fromNewCodes(code: number, text: string, data: unknown): Omit<Classification, "overrides"> | undefined {
+function fromNewCodes(code: number, text: string, data: unknown, ctx: NormalizeContext): Omit<Classification, "overrides"> | undefined {
   switch (code) {
     case ERR.invalidParams:
-      return UNKNOWN_TOOL.test(text) ? { reason: "tool_not_found", message: text } : undefined;
+      // A -32602 that names the called tool as unknown or disabled: the tool list is stale (2026-era servers).
+      return namesMissingTool(text, ctx) ? { reason: "tool_not_found", message: text } : undefined;
     case HEADER_MISMATCH:
       return { reason: "header_mismatch", message: text };
     case MISSING_CLIENT_CAPABILITY: {
