@@ -128,7 +128,7 @@ export async function retryAfterFirst<T>(
             return false;
           }
           // A request no server saw (the connection could not be made) adds no load when repeated.
-          if (hooks.budget && !reasonInfo(e.reason).unreached && !hooks.budget.tryRetry()) {
+          if (hooks.budget && !reasonInfo(e.reason).unreached && !hooks.budget.tryRetry(e.reason)) {
             giveUpNote = "The server's retry budget is spent: too many calls to it are failing.";
             return false;
           }
