@@ -256,7 +256,7 @@ class PipelineCall<T, I> {
         idempotent: policy.idempotent,
         context,
         ...(budget ? { budget } : {}),
-        ...(listening ? { listening } : {}),
+        ...(listening ? { listening, listenWaitMs: policy.timeoutMs } : {}),
         ...(events ? { onRetry: (error, n, delayMs) => events.emit({ type: "retry", ...context, attempt: n, delayMs, error }) } : {}),
       };
       return retryAfterFirst(first as McpToolError, verdict, (n) => this.retryAttempt(n), policy.retry, hooks, this.started);

@@ -45,6 +45,20 @@ describe("ListenWatch", () => {
     expect(performance.now() - started).toBeLessThan(10_000);
   });
 
+  it("answers each waiter at its own time: a short wait is not held by a long one sharing the loop", async () => {
+    const port = await freePort();
+    const closing = new AbortController();
+    cleanups.push(async () => closing.abort());
+    const watch = new ListenWatch(new URL(`http://127.0.0.1:${port}/mcp`), closing.signal);
+    const long = watch.within(20_000);
+    const started = performance.now();
+    expect(await watch.within(100)).toBe(false);
+    // Before, the short waiter got the shared loop's answer: 20 s later.
+    expect(performance.now() - started).toBeLessThan(5_000);
+    await listenOn(port);
+    expect(await long).toBe(true);
+  });
+
   it("stops at once when the toolkit closes", async () => {
     const port = await freePort();
     const closing = new AbortController();
@@ -114,10 +128,27 @@ describe("a call in its retry backoff after a refused connect", () => {
     });
     const call = echo.invoke({ text: "after" });
     while (!events.some((e) => e.type === "retry")) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(events.find((e) => e.type === "retry")).toMatchObject({ delayMs: 8_000, error: { reason: "connection_refused" } });
+    // A refusal spends no retry: the call waits on the listen watch, up to maxTimeout (20 s) from the refusal, not its 8 s backoff.
+    const retry = events.find((e) => e.type === "retry") as { delayMs: number; error: McpToolError };
+    expect(retry.error.reason).toBe("connection_refused");
+    expect(retry.delayMs).toBeGreaterThan(15_000);
+    expect(retry.delayMs).toBeLessThanOrEqual(20_000);
     await http.up();
     const upAt = performance.now();
     expect(await call).toContain("after");
     expect(performance.now() - upAt).toBeLessThan(5_000);
   }, 30_000);
+});
+
+describe("a call to a server that refuses and stays down, with the default settings", () => {
+  it("waits for it to listen as long as for a breaker's test (maxTimeout, 5 s), not its 30 s timeout, then fails refused", async () => {
+    const { echo } = await downAfterOneCall({});
+    const started = performance.now();
+    const reply = String(await echo.invoke({ text: "after" }));
+    const took = performance.now() - started;
+    expect(reply).toContain("(connection_refused)");
+    // Before, it gave up after its three attempts' backoffs, about a second: a restart of 1.5 s failed it.
+    expect(took).toBeGreaterThan(4_500);
+    expect(took).toBeLessThan(20_000);
+  }, 40_000);
 });
