@@ -12,11 +12,17 @@ import { custom, expected, flag, fn, isObject, number, oneOf, options } from "./
 export type { RetryUnknownOutcome } from "../errors/safeRepeat.js";
 
 const retryFields = options({
-  /** Retries after the first attempt. @default 2 */
+  /**
+   * Retries after the first attempt. A refused connection spends none when the server listens
+   * again within the call's wait for it (`maxTimeout`): the call waits for that and goes. @default 2
+   */
   retries: number({ integer: true, infinite: true }).default(2),
   /** The first backoff delay, in milliseconds. @default 200 */
   minTimeout: number().default(200),
-  /** The longest backoff delay, and the longest Retry-After honoured, in milliseconds. @default 5000 */
+  /**
+   * The longest backoff delay, the longest Retry-After honoured, and the longest wait for a server
+   * that refused the connection to listen again, in milliseconds. @default 5000
+   */
   maxTimeout: number({ infinite: true }).default(5000),
   /** The backoff's growth per attempt. @default 2 */
   factor: number().default(2),

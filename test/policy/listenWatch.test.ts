@@ -10,6 +10,7 @@ import { ListenWatch } from "../../src/mcp/listenWatch.js";
 import { ReconnectBackoff } from "../../src/mcp/reconnectBackoff.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 import { startHttpFixture } from "../servers/http.js";
+import { replyOf } from "../servers/replies.js";
 
 const cleanups = closeAfterEach();
 
@@ -93,7 +94,7 @@ async function downAfterOneCall(config: Omit<McpToolkitConfig, "servers" | "onEv
   expect(await echo.invoke({ text: "before" })).toContain("before");
   await http.down();
   await new Promise((resolve) => setTimeout(resolve, 200));
-  return { http, events, echo };
+  return { http, events, echo, toolkit };
 }
 
 describe("a call waiting for a refused server's test", () => {
@@ -151,4 +152,20 @@ describe("a call to a server that refuses and stays down, with the default setti
     expect(took).toBeGreaterThan(4_500);
     expect(took).toBeLessThan(20_000);
   }, 40_000);
+
+  it("ends the wait at once on the caller's abort (cancelled, not_sent) and on the toolkit's close (closed)", async () => {
+    const { echo, toolkit } = await downAfterOneCall({});
+    const controller = new AbortController();
+    const aborted = replyOf(echo, { text: "a" }, controller.signal);
+    const closed = replyOf(echo, { text: "b" });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    let at = performance.now();
+    controller.abort();
+    expect((await aborted).error).toMatchObject({ reason: "cancelled", outcome: "not_sent" });
+    expect(performance.now() - at).toBeLessThan(1_000);
+    at = performance.now();
+    await toolkit.close();
+    expect((await closed).error).toMatchObject({ reason: "closed" });
+    expect(performance.now() - at).toBeLessThan(2_000);
+  });
 });
