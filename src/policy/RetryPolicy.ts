@@ -147,9 +147,14 @@ export async function retryAfterFirst<T>(
           }
           hooks.onRetry?.(e, attemptNumber, delay);
           if (outageMs > 0) {
+            const waited = performance.now();
             if (await outage!.wait(outageMs)) return true;
-            // The server did not listen within the call's wait: the refusal spends a retry after all.
-            return spent++ < options.retries;
+            // The watch has nothing more to tell (the wait ran out, no address to watch, an error that
+            // is not a refusal): the refusal spends a retry after all, after what is left of its backoff.
+            if (spent >= options.retries) return false;
+            const rest = backoffDelay(++spent, options) - (performance.now() - waited);
+            if (rest > 0) await sleep(rest, hooks.signal);
+            return true;
           }
           spent++;
           // A server that refused the connection is tried again the moment it listens: the backoff

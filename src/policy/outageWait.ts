@@ -44,10 +44,15 @@ export class OutageWait {
     return Math.max(0, Math.round(Math.min(this.until, deadline) - now));
   }
 
-  /** Waits up to `ms` for the server to listen: `true` if it does (the retry goes at once, free). */
+  /**
+   * Waits up to `ms` for the server to listen: `true` if it does (the retry goes at once, free).
+   * `false` when the wait ran out, or at once where the watch cannot tell (no address to watch, an
+   * error that is not a refusal): the call waits no more, and its refusals spend retries.
+   */
   async wait(ms: number): Promise<boolean> {
     const up = await raceAbort(this.listening(ms), this.signal);
     if (up) this.passes++;
+    else this.until = Number.NEGATIVE_INFINITY;
     return up;
   }
 }
