@@ -19,12 +19,29 @@ beforeAll(async () => {
 });
 afterAll(() => run?.close());
 
+/** One line per outage, printed after the run: what the numbers were. */
+const summary: string[] = [];
+afterAll(() => {
+  if (summary.length) console.log(summary.join("\n"));
+});
+
+function summarize(r: OutageResult): string {
+  const ok = r.calls.filter((c) => c.ok).length;
+  const slowest = Math.max(...r.calls.map((c) => c.end! - c.start));
+  const lastEnd = Math.max(...r.calls.map((c) => c.end!));
+  const retries = new Map<string, number>();
+  for (const e of r.events) if (e.type === "retry") retries.set(e.error.reason, (retries.get(e.error.reason) ?? 0) + 1);
+  const byReason = [...retries].map(([reason, n]) => `${reason} ${n}`).join(", ");
+  return `down ${r.downMs} ms: ${ok}/${r.calls.length} succeeded, slowest call ${Math.round(slowest)} ms, last one ${Math.round(lastEnd - r.upAt)} ms after the server listened; retries: ${byReason}`;
+}
+
 const failures = (r: OutageResult) => r.calls.filter((c) => !c.ok).map((c) => `${c.id} (${c.op}): ${c.error?.reason} after ${c.error?.attempts} attempts, ${Math.round(c.end! - c.start)} ms: ${c.error?.message}`);
 
 describe("parallel calls that meet the same restart, with the default settings", () => {
   it("all succeed within their timeout, in outages of 0.3, 1.5 and 3 s, and each write runs once", async () => {
     for (const downMs of [300, 1500, 3000]) {
       const r = await run.outage(downMs);
+      summary.push(summarize(r));
       expect(r.calls, `${downMs} ms: the calls`).toHaveLength(32);
       // Calls were in flight at the kill, and the others were made while nothing listened.
       expect(r.calls.filter((c) => c.wave === "inflight" && c.start < r.faultAt), `${downMs} ms: in flight at the kill`).toHaveLength(16);
