@@ -12,11 +12,17 @@ import { custom, expected, flag, fn, isObject, number, oneOf, options } from "./
 export type { RetryUnknownOutcome } from "../errors/safeRepeat.js";
 
 const retryFields = options({
-  /** Retries after the first attempt. @default 2 */
+  /**
+   * Retries after the first attempt. A refused connection spends none when the server listens
+   * again within the call's wait for it (`maxTimeout`): the call waits for that and goes. @default 2
+   */
   retries: number({ integer: true, infinite: true }).default(2),
   /** The first backoff delay, in milliseconds. @default 200 */
   minTimeout: number().default(200),
-  /** The longest backoff delay, and the longest Retry-After honoured, in milliseconds. @default 5000 */
+  /**
+   * The longest backoff delay, the longest Retry-After honoured, and the longest wait for a server
+   * that refused the connection to listen again, in milliseconds. @default 5000
+   */
   maxTimeout: number({ infinite: true }).default(5000),
   /** The backoff's growth per attempt. @default 2 */
   factor: number().default(2),
@@ -83,16 +89,21 @@ export const BreakerOptionsSchema = options({
 export interface BreakerOptions extends z.input<typeof BreakerOptionsSchema> {}
 
 /**
- * A server's retry budget: retries may be at most `ratio` of the attempts sent to it in the
- * last `windowMs`, plus `minRetries`, so that an outage does not multiply the load on it.
+ * A server's retry budget, a token bucket as in AWS's standard retry mode: it starts full, each
+ * retry takes `retryCost` tokens (`timeoutRetryCost` after a timeout), each successful attempt
+ * puts `successRefill` back, and when too few are left no call to the server retries. A one-off
+ * burst (a restart fails every call in flight at once) is let through; a sustained storm empties
+ * the bucket and stops, until the server answers again.
  */
 export const RetryBudgetOptionsSchema = options({
-  /** Retries allowed per attempt sent, over the window. @default 0.2 */
-  ratio: number({ max: 1 }).default(0.2),
-  /** Retries always allowed in a window, whatever the ratio. @default 10 */
-  minRetries: number({ integer: true }).default(10),
-  /** How far back attempts and retries are counted, in milliseconds. @default 10000 */
-  windowMs: number({ min: 100 }).default(10_000),
+  /** Tokens the bucket holds when full, as it starts: `capacity / retryCost` retries in a row with no success. @default 500 */
+  capacity: number().default(500),
+  /** Tokens one retry takes. @default 5 */
+  retryCost: number().default(5),
+  /** Tokens one retry after a timeout (`request_timeout`, `network_timeout`) takes: a slow server is spared sooner. @default 10 */
+  timeoutRetryCost: number().default(10),
+  /** Tokens a successful attempt puts back, up to `capacity`. @default 1 */
+  successRefill: number().default(1),
   /** Set to false to turn the budget off. @default true */
   enabled: flag().default(true),
 });

@@ -33,14 +33,24 @@ export class ListenWatch {
   /**
    * Resolves `true` once something accepts a TCP connection at the server's address, within
    * `ms`; `false` at the end of `ms`, on an error that is not a refusal (nothing more to learn
-   * here), or once the toolkit closes. Every waiter shares the one loop.
+   * here), or once the toolkit closes. Every waiter shares the one loop, and each is answered at
+   * its own `ms`: a waiter for the rest of a 100 ms open period is not held by one that waits
+   * out a call's whole timeout.
    */
   within(ms: number): Promise<boolean> {
-    this.deadline = Math.max(this.deadline, performance.now() + ms);
-    this.loop ??= this.run().finally(() => {
+    const until = performance.now() + ms;
+    this.deadline = Math.max(this.deadline, until);
+    const loop = (this.loop ??= this.run().finally(() => {
       this.loop = undefined;
+    }));
+    if (until >= this.deadline) return loop;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      void loop.then((up) => {
+        clearTimeout(timer);
+        resolve(up);
+      });
     });
-    return this.loop;
   }
 
   private async run(): Promise<boolean> {

@@ -1,64 +1,50 @@
 import { DEFAULT_RETRY_BUDGET, type RetryBudgetOptions } from "../config/index.js";
 
-const BUCKETS = 10;
+/** Reasons that are a timeout: their retries cost `timeoutRetryCost`. A slow server is spared sooner. */
+const TIMEOUTS: ReadonlySet<string> = new Set(["request_timeout", "network_timeout"]);
 
 /**
- * A server's retry budget: a retry is allowed while the retries sent to the server in the
- * last `windowMs` stay under `ratio` of the attempts sent, plus `minRetries`. In an outage
- * every call fails, and without a budget each would retry; with one, the server sees at most
- * `1 + ratio` times its normal load. (The ratio and the floor are those Envoy and Finagle
- * ship: 20%, and a few retries always allowed for a quiet client.)
+ * A server's retry budget: a token bucket, as in AWS's standard retry mode. It starts full
+ * (`capacity`, 500 tokens); a retry takes `retryCost` (5), or `timeoutRetryCost` (10) after a
+ * timeout; a successful attempt puts `successRefill` (1) back; a retry that would take more than
+ * is left is not made. With no success in between, 100 retries go to a failing server, then none.
  *
- * Counts live in ten buckets of a tenth of the window each, so a burst ages out smoothly.
+ * Chosen over a ratio of recent attempts (Envoy's and Finagle's 20%, which this replaced): a
+ * restart fails every call in flight at the same moment, and a ratio read that one burst as a
+ * retry storm (3 to 13 of 16 parallel calls gave up with the budget spent while the server was
+ * already back), yet let a server that fails every call for minutes take 20% more load for as
+ * long. A bucket pays for a burst from its reserve, and a storm that lasts empties it and stops.
+ * Failures no server saw (a refused connection) are not charged at all: RetryPolicy asks only
+ * for the others.
  */
 export class RetryBudget {
   private readonly options: typeof DEFAULT_RETRY_BUDGET;
-  private readonly attempts = new Array<number>(BUCKETS).fill(0);
-  private readonly retries = new Array<number>(BUCKETS).fill(0);
-  private bucket = 0;
-  private bucketStart = 0;
+  private available: number;
 
-  constructor(
-    options: RetryBudgetOptions = {},
-    private readonly now: () => number = () => performance.now(),
-  ) {
+  constructor(options: RetryBudgetOptions = {}) {
     this.options = { ...DEFAULT_RETRY_BUDGET, ...options };
-    this.bucketStart = this.now();
+    this.available = this.options.capacity;
   }
 
-  /** Counts an attempt sent to the server (a first attempt or a retry). */
-  noteAttempt(): void {
-    if (!this.options.enabled) return;
-    this.advance();
-    this.attempts[this.bucket]!++;
+  /** The tokens left, for tests and diagnostics. */
+  get tokens(): number {
+    return this.available;
   }
 
-  /** May one more retry go to the server? If so, it is counted as spent. */
-  tryRetry(): boolean {
+  /** An attempt to the server succeeded: some of the bucket comes back. */
+  noteSuccess(): void {
+    if (this.available < this.options.capacity) this.available = Math.min(this.options.capacity, this.available + this.options.successRefill);
+  }
+
+  /**
+   * May one more retry of a failure with `reason` go to the server? If so, its cost is taken.
+   * Unnamed, the failure costs a plain retry's tokens.
+   */
+  tryRetry(reason?: string): boolean {
     if (!this.options.enabled) return true;
-    this.advance();
-    const allowed = this.options.minRetries + this.options.ratio * sum(this.attempts);
-    if (sum(this.retries) + 1 > allowed) return false;
-    this.retries[this.bucket]!++;
+    const cost = reason !== undefined && TIMEOUTS.has(reason) ? this.options.timeoutRetryCost : this.options.retryCost;
+    if (cost > this.available) return false;
+    this.available -= cost;
     return true;
   }
-
-  private advance(): void {
-    const width = this.options.windowMs / BUCKETS;
-    const now = this.now();
-    const steps = Math.min(BUCKETS, Math.floor((now - this.bucketStart) / width));
-    for (let i = 0; i < steps; i++) {
-      this.bucket = (this.bucket + 1) % BUCKETS;
-      this.attempts[this.bucket] = 0;
-      this.retries[this.bucket] = 0;
-    }
-    if (steps > 0) this.bucketStart += steps * width;
-    if (now - this.bucketStart >= width) this.bucketStart = now;
-  }
-}
-
-function sum(values: readonly number[]): number {
-  let total = 0;
-  for (const v of values) total += v;
-  return total;
 }

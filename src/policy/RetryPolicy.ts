@@ -5,6 +5,7 @@ import { reasonInfo } from "../errors/reasons.js";
 import { isSafeToRetry } from "../errors/safeRepeat.js";
 import { DEFAULT_RETRY, type ResolvedRetry, type RetryOptions, type RetryUnknownOutcome } from "../config/index.js";
 import { cancelled, sleep, type CallContext } from "./abort.js";
+import { OutageWait } from "./outageWait.js";
 import type { RetryBudget } from "./RetryBudget.js";
 
 export type { ResolvedRetry, RetryOptions, RetryUnknownOutcome };
@@ -54,6 +55,12 @@ export interface RetryHooks {
   budget?: RetryBudget;
   /** After a refused connect: resolves `true` once the server listens again within `ms`, and the backoff ends there. */
   listening?: (ms: number) => Promise<boolean>;
+  /**
+   * With `listening`: the attempt's timeout. A call whose attempt was refused waits for the server
+   * to listen, spending no retry (see OutageWait), for at most this and `maxTimeout` from its first
+   * refusal: as long as it would wait for the breaker's test or a server's Retry-After.
+   */
+  listenWaitMs?: number;
 }
 
 /**
@@ -81,6 +88,9 @@ export async function retryAfterFirst<T>(
   let last = first;
   let attempts = 1;
   let giveUpNote: string | undefined;
+  // Retries spent. Counted here, not by p-retry: a refusal the server's listen watch then sees end spends none.
+  let spent = 0;
+  const outage = hooks.listening && hooks.listenWaitMs ? new OutageWait(hooks.listening, Math.min(options.maxTimeout, hooks.listenWaitMs), options.retries, hooks.signal) : undefined;
   try {
     return await pRetry(
       async (n) => {
@@ -96,7 +106,7 @@ export async function retryAfterFirst<T>(
         }
       },
       {
-        retries: options.retries,
+        retries: outage ? Number.POSITIVE_INFINITY : options.retries,
         // Our shouldRetry waits; p-retry's own delay stays at zero.
         minTimeout: 0,
         maxTimeout: 0,
@@ -111,10 +121,13 @@ export async function retryAfterFirst<T>(
         shouldRetry: async ({ error, attemptNumber }) => {
           const e = error as McpToolError;
           if (attemptNumber > 1 && !retryVerdict(e, attemptNumber, hooks.idempotent, options)) return false;
+          // A refusal the call may wait out on the server's listen watch: at most this long, no retry spent.
+          const outageMs = outage?.waitFor(e, started + options.maxRetryTime) ?? 0;
+          if (outageMs === 0 && spent >= options.retries) return false;
           // A request the server never saw on a connection that is gone (an expired session, a
           // closed pipe): the reconnect is the fresh start, and Connection backs off if it fails.
           const reconnectNow = attemptNumber === 1 && e.outcome === "not_sent" && reasonInfo(e.reason).connection === "lost";
-          let delay = reconnectNow ? 0 : backoffDelay(attemptNumber, options);
+          let delay = outageMs > 0 ? outageMs : reconnectNow ? 0 : backoffDelay(spent + 1, options);
           if (e.retryAfterMs !== undefined) {
             if (e.retryAfterMs > options.maxTimeout) {
               giveUpNote = `The server asked to wait ${Math.ceil(e.retryAfterMs / 1000)} s, longer than the retry policy allows (${options.maxTimeout} ms).`;
@@ -123,7 +136,7 @@ export async function retryAfterFirst<T>(
             delay = Math.max(delay, e.retryAfterMs);
           }
           const remaining = options.maxRetryTime - (performance.now() - started);
-          if (delay >= remaining) {
+          if (outageMs === 0 && delay >= remaining) {
             giveUpNote = `The retry time budget (${options.maxRetryTime} ms) is spent.`;
             return false;
           }
@@ -133,6 +146,17 @@ export async function retryAfterFirst<T>(
             return false;
           }
           hooks.onRetry?.(e, attemptNumber, delay);
+          if (outageMs > 0) {
+            const waited = performance.now();
+            if (await outage!.wait(outageMs)) return true;
+            // The watch has nothing more to tell (the wait ran out, no address to watch, an error that
+            // is not a refusal): the refusal spends a retry after all, after what is left of its backoff.
+            if (spent >= options.retries) return false;
+            const rest = backoffDelay(++spent, options) - (performance.now() - waited);
+            if (rest > 0) await sleep(rest, hooks.signal);
+            return true;
+          }
+          spent++;
           // A server that refused the connection is tried again the moment it listens: the backoff
           // spaces attempts over an outage, and waiting past its end only delays the call.
           const listens = e.reason === "connection_refused" && e.retryAfterMs === undefined && delay > 0 ? hooks.listening?.(delay) : undefined;

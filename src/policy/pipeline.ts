@@ -37,7 +37,7 @@ export interface ServerGuards {
   breaker?: CircuitBreaker;
   /** The server's own Retry-After, kept for all its calls. */
   gate?: RetryAfterGate;
-  /** Caps retries to a fraction of the attempts sent to the server. */
+  /** Caps the retries to the server: a token bucket that a burst draws on and a storm empties. */
   budget?: RetryBudget;
   /** Limits the server's calls in flight; unset, no limit. */
   bulkhead?: Bulkhead;
@@ -198,13 +198,13 @@ class PipelineCall<T, I> {
 
   /** One attempt under its scope; `circuit` is the closed breaker it reports its end to. */
   private timed(n: number, circuit: CircuitBreaker | undefined): Promise<T> {
-    this.spec.guards?.budget?.noteAttempt();
     const scope = new AttemptScope(this.spec.policy, this.signal);
     const bulkhead = this.spec.guards?.bulkhead;
     const epoch = circuit?.epoch;
     return (bulkhead ? this.sendInTurn(bulkhead, scope, n) : this.send(scope, n)).then(
       (value) => {
         scope.dispose();
+        this.spec.guards?.budget?.noteSuccess();
         return circuit ? circuit.succeeded(value) : value;
       },
       (thrown: unknown) => {
@@ -275,7 +275,7 @@ class PipelineCall<T, I> {
         idempotent: policy.idempotent,
         context,
         ...(budget ? { budget } : {}),
-        ...(listening ? { listening } : {}),
+        ...(listening ? { listening, listenWaitMs: policy.timeoutMs } : {}),
         ...(events ? { onRetry: (error, n, delayMs) => events.emit({ type: "retry", ...context, attempt: n, delayMs, error }) } : {}),
       };
       return retryAfterFirst(first as McpToolError, verdict, (n) => this.retryAttempt(n), policy.retry, hooks, this.started);

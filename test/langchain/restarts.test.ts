@@ -63,7 +63,7 @@ describe("a server that answers again", () => {
     const toolkit = later(
       await McpToolkit.connect({
         servers: { s: { transport: "http", url: http.url.href } },
-        retryBudget: { ratio: 0, minRetries: 0 },
+        retryBudget: { capacity: 0 },
       }),
     );
     expect((await replyOf(toolkit.getTool("echo"), { text: "warm" })).error).toBeUndefined();

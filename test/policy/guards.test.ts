@@ -225,23 +225,33 @@ describe("the server's Retry-After, kept for all its calls", () => {
 });
 
 describe("the retry budget", () => {
-  it("allows retries up to its floor plus its ratio of the attempts in the window", () => {
-    let now = 0;
-    const budget = new RetryBudget({ ratio: 0.2, minRetries: 2, windowMs: 1000 }, () => now);
-    for (let i = 0; i < 10; i++) budget.noteAttempt();
-    const granted = Array.from({ length: 10 }, () => budget.tryRetry()).filter(Boolean).length;
-    expect(granted).toBe(4);
-    now = 1100; // the window has passed: the floor is back
-    expect(budget.tryRetry()).toBe(true);
+  it("is a token bucket: a retry takes 5 tokens (10 after a timeout), a success puts 1 back, an empty bucket retries nothing", () => {
+    const budget = new RetryBudget({ capacity: 20 });
+    expect(budget.tryRetry("request_timeout")).toBe(true);
+    expect(budget.tokens).toBe(10);
+    expect([1, 2, 3].map(() => budget.tryRetry("service_unavailable"))).toEqual([true, true, false]);
+    for (let i = 0; i < 4; i++) budget.noteSuccess();
+    expect(budget.tryRetry("service_unavailable")).toBe(false);
+    budget.noteSuccess();
+    expect(budget.tryRetry("service_unavailable")).toBe(true);
+    for (let i = 0; i < 100; i++) budget.noteSuccess();
+    // Refilled to its capacity, no further.
+    expect(budget.tokens).toBe(20);
+  });
+
+  it("lets the defaults' burst of 100 retries through, then none until a success", () => {
+    const budget = new RetryBudget();
+    const granted = Array.from({ length: 150 }, () => budget.tryRetry("connection_reset")).filter(Boolean).length;
+    expect(granted).toBe(100);
   });
 
   it("keeps an outage from multiplying the load: calls to a dead server stop retrying", async () => {
-    const { http, echo } = await remote({ breaker: { enabled: false }, retryBudget: { ratio: 0.1, minRetries: 2 } });
+    const { http, echo } = await remote({ breaker: { enabled: false }, retryBudget: { capacity: 10 } });
     http.failNext(503, { count: 1000 });
     const posts = http.posts;
     for (let i = 0; i < 20; i++) expect(await echo.invoke({ text: "x" })).toContain("(service_unavailable)");
-    // 20 first attempts, and retries within 2 + 10% of the attempts sent: far from 20 × 3.
-    expect(http.posts - posts).toBeLessThanOrEqual(20 + 2 + 0.1 * 26);
+    // 20 first attempts, and the two retries a bucket of 10 tokens pays for: far from 20 × 3.
+    expect(http.posts - posts).toBe(20 + 2);
     expect(String(await echo.invoke({ text: "x" }))).toContain("retry budget is spent");
   });
 });

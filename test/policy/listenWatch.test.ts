@@ -10,6 +10,7 @@ import { ListenWatch } from "../../src/mcp/listenWatch.js";
 import { ReconnectBackoff } from "../../src/mcp/reconnectBackoff.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 import { startHttpFixture } from "../servers/http.js";
+import { replyOf } from "../servers/replies.js";
 
 const cleanups = closeAfterEach();
 
@@ -43,6 +44,20 @@ describe("ListenWatch", () => {
     expect(await waiting).toBe(true);
     // It answered because the port listens, long before its 20 s ran out.
     expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it("answers each waiter at its own time: a short wait is not held by a long one sharing the loop", async () => {
+    const port = await freePort();
+    const closing = new AbortController();
+    cleanups.push(async () => closing.abort());
+    const watch = new ListenWatch(new URL(`http://127.0.0.1:${port}/mcp`), closing.signal);
+    const long = watch.within(20_000);
+    const started = performance.now();
+    expect(await watch.within(100)).toBe(false);
+    // Before, the short waiter got the shared loop's answer: 20 s later.
+    expect(performance.now() - started).toBeLessThan(5_000);
+    await listenOn(port);
+    expect(await long).toBe(true);
   });
 
   it("stops at once when the toolkit closes", async () => {
@@ -79,7 +94,7 @@ async function downAfterOneCall(config: Omit<McpToolkitConfig, "servers" | "onEv
   expect(await echo.invoke({ text: "before" })).toContain("before");
   await http.down();
   await new Promise((resolve) => setTimeout(resolve, 200));
-  return { http, events, echo };
+  return { http, events, echo, toolkit };
 }
 
 describe("a call waiting for a refused server's test", () => {
@@ -114,10 +129,43 @@ describe("a call in its retry backoff after a refused connect", () => {
     });
     const call = echo.invoke({ text: "after" });
     while (!events.some((e) => e.type === "retry")) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(events.find((e) => e.type === "retry")).toMatchObject({ delayMs: 8_000, error: { reason: "connection_refused" } });
+    // A refusal spends no retry: the call waits on the listen watch, up to maxTimeout (20 s) from the refusal, not its 8 s backoff.
+    const retry = events.find((e) => e.type === "retry") as { delayMs: number; error: McpToolError };
+    expect(retry.error.reason).toBe("connection_refused");
+    expect(retry.delayMs).toBeGreaterThan(15_000);
+    expect(retry.delayMs).toBeLessThanOrEqual(20_000);
     await http.up();
     const upAt = performance.now();
     expect(await call).toContain("after");
     expect(performance.now() - upAt).toBeLessThan(5_000);
   }, 30_000);
+});
+
+describe("a call to a server that refuses and stays down, with the default settings", () => {
+  it("waits for it to listen as long as for a breaker's test (maxTimeout, 5 s), not its 30 s timeout, then fails refused", async () => {
+    const { echo } = await downAfterOneCall({});
+    const started = performance.now();
+    const reply = String(await echo.invoke({ text: "after" }));
+    const took = performance.now() - started;
+    expect(reply).toContain("(connection_refused)");
+    // Before, it gave up after its three attempts' backoffs, about a second: a restart of 1.5 s failed it.
+    expect(took).toBeGreaterThan(4_500);
+    expect(took).toBeLessThan(20_000);
+  }, 40_000);
+
+  it("ends the wait at once on the caller's abort (cancelled, not_sent) and on the toolkit's close (closed)", async () => {
+    const { echo, toolkit } = await downAfterOneCall({});
+    const controller = new AbortController();
+    const aborted = replyOf(echo, { text: "a" }, controller.signal);
+    const closed = replyOf(echo, { text: "b" });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    let at = performance.now();
+    controller.abort();
+    expect((await aborted).error).toMatchObject({ reason: "cancelled", outcome: "not_sent" });
+    expect(performance.now() - at).toBeLessThan(1_000);
+    at = performance.now();
+    await toolkit.close();
+    expect((await closed).error).toMatchObject({ reason: "closed" });
+    expect(performance.now() - at).toBeLessThan(2_000);
+  });
 });

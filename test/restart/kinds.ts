@@ -51,7 +51,8 @@ export interface KindRun {
   tools?: Record<string, { idempotent?: boolean }>;
   /** Called before the fault, off the clock (starts the next process). */
   prepare(): Promise<void>;
-  fault(fault: Fault, downMs: number): Promise<FaultTimes>;
+  /** `onDead`: called once the old process is gone (HTTP kinds), while nothing listens. */
+  fault(fault: Fault, downMs: number, onDead?: () => void): Promise<FaultTimes>;
   close(): Promise<void>;
 }
 
@@ -79,7 +80,7 @@ async function httpKind(name: KindName, args: string[], env: Record<string, stri
     write: options.write ?? ourWrite,
     ...(options.tools ? { tools: options.tools } : {}),
     prepare: () => server.prepare(),
-    fault: (fault, downMs) => server.fault(fault, downMs),
+    fault: (fault, downMs, onDead) => server.fault(fault, downMs, onDead),
     close: () => server.close(),
   };
 }

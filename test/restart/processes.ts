@@ -139,14 +139,18 @@ export class RestartableHttp {
     await this.spare.waitFor("@@held", 30_000);
   }
 
-  /** Kills or stops the server, and starts the next one listening `downMs` after the fault. */
-  async fault(fault: Fault, downMs: number): Promise<FaultTimes> {
+  /**
+   * Kills or stops the server, and starts the next one listening `downMs` after the fault.
+   * `onDead` is called once the old process is gone, while nothing listens on the port.
+   */
+  async fault(fault: Fault, downMs: number, onDead?: () => void): Promise<FaultTimes> {
     await this.prepare();
     const next = this.spare!;
     this.spare = undefined;
     const faultAt = performance.now();
     await this.current?.end(fault === "kill" ? "SIGKILL" : this.spec.stopSignal, 5_000);
     const deadAt = performance.now();
+    onDead?.();
     await sleep(faultAt + downMs - performance.now());
     next.go();
     await next.waitFor("@@listening", 10_000);
