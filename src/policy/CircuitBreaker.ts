@@ -5,6 +5,7 @@ import { decidedByCaller, reasonInfo } from "../errors/reasons.js";
 import { cancelled, raceAbort, sleep, type CallContext } from "./abort.js";
 import type { BreakerHooks, BreakerState, SharedCircuit, Verdict } from "./breakerTypes.js";
 import { begin } from "./chain.js";
+import { openPeriodMs } from "./openPeriod.js";
 
 export type { BreakerOptions };
 export type { BreakerHooks, BreakerState, SharedCircuit, Verdict } from "./breakerTypes.js";
@@ -247,15 +248,10 @@ export class CircuitBreaker {
   }
 
   private trip(): void {
-    const { initialHalfOpenAfterMs, halfOpenAfterMs, halfOpenJitter } = this.options;
-    let period = Math.min(halfOpenAfterMs, initialHalfOpenAfterMs * 2 ** Math.min(this.trips, 30));
-    // A server that refuses connections is tested at the first period's pace, which does not
-    // grow: the test costs it nothing (nothing listens), and it may be back any moment.
-    if (this.lastError?.reason === "connection_refused") period = Math.min(period, initialHalfOpenAfterMs);
+    this.openFor = openPeriodMs(this.options, this.trips, this.lastError?.reason === "connection_refused", this.hooks.random);
     this.trips++;
     this.open = true;
     this.openedAt = this.now();
-    this.openFor = period * (1 + (this.hooks.random ?? Math.random)() * halfOpenJitter);
     this.hooks.onOpen?.(this.lastError);
   }
 
