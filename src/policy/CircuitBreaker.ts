@@ -113,12 +113,10 @@ export class CircuitBreaker {
 
   private async executeGuarded<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, context: CallContext, waitUntil: number): Promise<T> {
     const fleet = this.shared?.state();
-    if (fleet === "open") throw this.refusal(context);
-    if (fleet === "half-open") {
-      const lease = await this.shared!.lease();
-      if (lease === "open") throw this.refusal(context);
-      if (lease === "test") return this.runFleetTest(fn);
-      // "closed", or the store did not answer in time: the local breaker decides.
+    if (fleet === "open" || fleet === "half-open") {
+      const admission = await this.shared!.admit(waitUntil - this.now(), signal);
+      if (admission === "test") return this.runFleetTest(fn);
+      if (admission !== "local") throw this.refusal(context, admission.refusedForMs);
     }
     for (;;) {
       if (signal?.aborted) throw cancelled(context, signal.reason, "not_sent");
