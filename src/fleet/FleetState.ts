@@ -37,18 +37,20 @@ export class FleetState {
   }
 
   /** The shared state of one server, for its breaker and its Retry-After gate. */
-  server(name: string, config: ServerConfig, breaker: BreakerOptions): SharedServer {
-    const { failureThreshold, halfOpenAfterMs, halfOpenJitter } = { ...DEFAULT_BREAKER, ...breaker };
+  server(name: string, config: ServerConfig, breaker: BreakerOptions, listening?: (ms: number) => Promise<boolean>): SharedServer {
+    const { failureThreshold, initialHalfOpenAfterMs, halfOpenAfterMs, halfOpenJitter } = { ...DEFAULT_BREAKER, ...breaker };
     const { refreshMs, commandTimeoutMs, minProcesses, leaseDeadlineMs, keyPrefix } = this.options;
     const server = new SharedServer(this.store, serverKeys(keyPrefix, name, config), {
       member: this.member,
       failureThreshold,
+      initialHalfOpenAfterMs,
       halfOpenAfterMs,
       halfOpenJitter,
       minProcesses,
       leaseDeadlineMs,
       // Two refreshes missed, and the one in flight out of time: the snapshot is no longer the fleet's.
       staleAfterMs: 2 * refreshMs + commandTimeoutMs,
+      ...(listening ? { listening } : {}),
     });
     this.servers.push(server);
     void server.refresh();
@@ -58,6 +60,7 @@ export class FleetState {
   /** Stops the background refresh; the Redis client is the application's, and stays open. */
   close(): void {
     clearInterval(this.timer);
+    for (const server of this.servers) server.close();
   }
 }
 
@@ -65,6 +68,8 @@ export class FleetState {
 interface SharedGuards {
   breaker: { useShared(shared: SharedServer): void };
   gate: { useShared(shared: SharedServer): void };
+  /** The connection's ListenWatch: a fleet's refused server is tested as soon as it listens. */
+  listening?: (ms: number) => Promise<boolean>;
 }
 
 /**
@@ -81,9 +86,10 @@ export function joinFleet(
   const fleet = new FleetState(options, emit);
   for (const [name, server] of Object.entries(config.servers)) {
     if ("transport" in server && server.transport === "stdio") continue;
-    const shared = fleet.server(name, server, { ...config.breaker, ...server.breaker });
-    guards.get(name)?.breaker.useShared(shared);
-    guards.get(name)?.gate.useShared(shared);
+    const guard = guards.get(name);
+    const shared = fleet.server(name, server, { ...config.breaker, ...server.breaker }, guard?.listening);
+    guard?.breaker.useShared(shared);
+    guard?.gate.useShared(shared);
   }
   return fleet;
 }

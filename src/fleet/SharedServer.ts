@@ -1,20 +1,29 @@
 import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
+import { sleep } from "../policy/abort.js";
 import type { BreakerState, SharedCircuit, Verdict } from "../policy/CircuitBreaker.js";
+import { openPeriodMs, type OpenPeriodOptions } from "../policy/openPeriod.js";
 import type { SharedWait } from "../policy/RetryAfterGate.js";
 import { ABANDON, FAILURE, HEALTHY, LEASE, SNAPSHOT, WAIT, type Script } from "./scripts.js";
 import type { Store } from "./Store.js";
 
+/**
+ * How often a process with callers waiting for another process's test asks Redis for its
+ * verdict, in milliseconds. Only while someone waits; the background refresh (`refreshMs`,
+ * 100 ms by default) would leave a restarted server's callers idle for up to that long.
+ */
+const VERDICT_POLL_MS = 20;
+
 /** What one server's shared state needs to know, resolved once per server. */
-export interface SharedServerOptions {
+export interface SharedServerOptions extends OpenPeriodOptions {
   /** This process, as the evidence hash names it. */
   member: string;
   failureThreshold: number;
-  halfOpenAfterMs: number;
-  halfOpenJitter: number;
   minProcesses: number;
   leaseDeadlineMs: number;
   /** A snapshot older than this is not trusted to say the fleet is closed or half-open. */
   staleAfterMs: number;
+  /** Resolves `true` once the server listens again within `ms` (the connection's ListenWatch). */
+  listening?: (ms: number) => Promise<boolean>;
   random?: () => number;
   now?: () => number;
 }
@@ -26,7 +35,12 @@ interface Snapshot {
   tripped: boolean;
   evidence: boolean;
   waitMs: number;
+  /** Why the circuit is open: `open`, `refused` or `test` (see scripts.ts), or "" when it is not. */
+  why: string;
 }
+
+/** What the fleet says to a call while its circuit is not closed (see SharedCircuit.admit). */
+type Admission = "test" | "local" | { refusedForMs: number };
 
 /**
  * Evidence about the server itself, as every process would see it: a 5xx, a 429, a refused or
@@ -42,13 +56,20 @@ export function isFleetEvidence(error: unknown): boolean {
 /**
  * One server's shared circuit and Retry-After wait. Decisions are read from a snapshot that the
  * fleet refreshes in the background and that every reply updates; reports go out without
- * being awaited. Only the half-open lease is awaited, and only for `leaseDeadlineMs`.
+ * being awaited. Only the half-open lease is awaited, and only for `leaseDeadlineMs`; a call
+ * that waits for the fleet's circuit (see {@link admit}) waits as it would for its own breaker.
  */
 export class SharedServer implements SharedCircuit, SharedWait {
   private snapshot: Snapshot | undefined;
   private readonly closeListeners: (() => void)[] = [];
   /** Failures this process reported since the server last answered it. */
   private unanswered = false;
+  /** The one loop asking for another process's verdict while callers wait, and when it gives up. */
+  private polling: Promise<boolean> | undefined;
+  private pollUntil = 0;
+  /** The lease this process is asking for, which its other callers share. */
+  private leasing: Promise<"test" | "open" | "closed" | undefined> | undefined;
+  private closed = false;
 
   constructor(
     private readonly store: Store,
@@ -75,9 +96,59 @@ export class SharedServer implements SharedCircuit, SharedWait {
     return open ? "open" : "half-open";
   }
 
-  async lease(): Promise<"test" | "open" | "closed" | undefined> {
+  /**
+   * The process breaker's rules, for the fleet's circuit: a call that may wait out the open
+   * period waits, and then asks to test; a refused server is tested as soon as this process
+   * sees it listen; while another process tests, the call waits for its verdict as long as it
+   * may wait. Anything else is refused with the time left.
+   */
+  async admit(maxWaitMs: number, signal: AbortSignal | undefined): Promise<Admission> {
+    const until = this.now() + maxWaitMs;
+    let listens = false;
+    for (;;) {
+      const state = this.state();
+      // An aborted caller is the local breaker's to settle, as cancelled.
+      if (signal?.aborted || state === undefined || state === "closed") return "local";
+      const why = this.snapshot!.why;
+      if (state === "half-open" || (listens && why === "refused")) {
+        const lease = await this.lease(listens);
+        if (lease === "test") return "test";
+        if (lease !== "open") return "local";
+        listens = false;
+        continue;
+      }
+      const remaining = this.openRemainingMs();
+      const budget = until - this.now();
+      // A period's end is known, and refused at once if too far; a test's is not, and waited for while the caller may.
+      if (budget <= 0 || (why !== "test" && remaining > budget)) return { refusedForMs: remaining };
+      const ms = Math.min(remaining, budget);
+      let heard = false;
+      const wake = why === "test" ? this.verdict(ms) : why === "refused" ? this.options.listening?.(ms).then((up) => (heard = up)) : undefined;
+      // An abort ends the wait too; the next turn hands the call back as "local".
+      await sleep(ms, signal, wake).catch(() => undefined);
+      listens = heard;
+    }
+  }
+
+  /**
+   * Asks to be the fleet's one half-open test: `"test"` (this call tests), `"open"` (the period
+   * runs, or another process tests), `"closed"` (the fleet closed meanwhile), or undefined (no
+   * answer in time). `listens`: this process saw the refused server listen again.
+   */
+  async lease(listens = false): Promise<"test" | "open" | "closed" | undefined> {
     if (!this.store.available) return undefined;
-    const reply = await this.store.run(LEASE, this.keys, [this.openMs(), this.trippedMs()], this.options.leaseDeadlineMs);
+    // The callers of this process that wait for the same moment ask Redis once: the first tests.
+    if (this.leasing) return this.leasing.then((answer) => (answer === "test" ? "open" : answer));
+    const leasing = this.askLease(listens);
+    this.leasing = leasing;
+    void leasing.finally(() => {
+      if (this.leasing === leasing) this.leasing = undefined;
+    });
+    return leasing;
+  }
+
+  private async askLease(listens: boolean): Promise<"test" | "open" | "closed" | undefined> {
+    const reply = await this.store.run(LEASE, this.keys, [this.trippedMs(), listens ? 1 : 0, ...this.periods(false)], this.options.leaseDeadlineMs);
     if (!reply) return undefined;
     this.update(reply.slice(1));
     return reply[0] === 1 ? "test" : reply[0] === 2 ? "closed" : "open";
@@ -86,17 +157,20 @@ export class SharedServer implements SharedCircuit, SharedWait {
   report(verdict: Verdict | "abandoned", error: unknown, test: boolean): void {
     if (verdict === "failure" && isFleetEvidence(error)) {
       this.unanswered = true;
+      // While the fleet's period runs, only a test's failure changes anything (see FAILURE).
+      if (!test && this.state() === "open") return;
       const { member, failureThreshold, minProcesses } = this.options;
-      void this.send(FAILURE, [member, failureThreshold, minProcesses, this.openMs(), this.trippedMs(), this.evidenceMs(), test ? 1 : 0]);
+      const refused = (error as McpToolError).reason === "connection_refused";
+      void this.send(FAILURE, [member, failureThreshold, minProcesses, this.trippedMs(), this.evidenceMs(), test ? 1 : 0, refused ? "refused" : "open", ...this.periods(refused)], test);
     } else if (verdict === "healthy") {
       // A success costs Redis nothing unless there is something for it to clear.
       const snapshot = this.snapshot;
       if (!test && !this.unanswered && snapshot && !snapshot.tripped && !snapshot.evidence) return;
       this.unanswered = false;
-      void this.send(HEALTHY, [test ? 1 : 0]);
+      void this.send(HEALTHY, [test ? 1 : 0], test);
     } else if (test) {
       // A cancelled test, or one that ended in a failure of ours (a timeout): it learnt nothing.
-      void this.send(ABANDON, []);
+      void this.send(ABANDON, [], true);
     }
   }
 
@@ -113,29 +187,74 @@ export class SharedServer implements SharedCircuit, SharedWait {
     void this.send(WAIT, [Math.ceil(waitMs)]);
   }
 
-  private async send(script: Script, args: readonly (string | number)[]): Promise<void> {
-    const reply = await this.store.run(script, this.keys, args);
+  private async send(script: Script, args: readonly (string | number)[], verdict = false): Promise<void> {
+    const reply = await this.store.run(script, this.keys, args, undefined, verdict);
     if (reply) this.update(reply);
   }
 
   private update(reply: unknown[]): void {
-    const [openMs, tripped, evidence, waitMs] = reply.map(Number);
+    const [openMs, trips, evidence, waitMs] = reply.slice(0, 4).map(Number);
     const previous = this.snapshot;
     this.snapshot = {
       at: this.now(),
       // PTTL answers -2 for a missing key and -1 for one without expiry (never ours).
       openMs: Math.max(0, openMs ?? 0),
-      tripped: tripped === 1,
+      tripped: (trips ?? 0) > 0,
       evidence: evidence === 1,
       waitMs: Math.max(0, waitMs ?? 0),
+      why: String(reply[4] ?? ""),
     };
     if (previous?.tripped && !this.snapshot.tripped) for (const listener of this.closeListeners) listener();
   }
 
-  /** The open period, spread so that fleets that opened together do not all test together. */
-  private openMs(): number {
-    const { halfOpenAfterMs, halfOpenJitter, random = Math.random } = this.options;
-    return Math.max(1, Math.round(halfOpenAfterMs * (1 + random() * halfOpenJitter)));
+  /** The fleet's open period still to run, as last seen. */
+  private openRemainingMs(): number {
+    const snapshot = this.snapshot;
+    return snapshot ? Math.max(0, snapshot.at + snapshot.openMs - this.now()) : 0;
+  }
+
+  /**
+   * Resolves `true` once another process's test has ended (the circuit closed, or opened again),
+   * asking Redis every {@link VERDICT_POLL_MS} for at most `ms`. Every waiter shares the one loop.
+   */
+  private verdict(ms: number): Promise<boolean> {
+    this.pollUntil = Math.max(this.pollUntil, this.now() + ms);
+    this.polling ??= this.poll().finally(() => {
+      this.polling = undefined;
+    });
+    return this.polling;
+  }
+
+  private async poll(): Promise<boolean> {
+    for (;;) {
+      await sleep(Math.min(VERDICT_POLL_MS, Math.max(0, this.pollUntil - this.now())));
+      // The test may be this process's own, its verdict already in the snapshot.
+      if (this.snapshot?.why !== "test") return true;
+      if (this.closed || this.now() >= this.pollUntil) return false;
+      await this.refresh();
+      if (this.snapshot?.why !== "test") return true;
+    }
+  }
+
+  /**
+   * The open period for each count of openings since the circuit closed, by the process
+   * breaker's rule (openPeriodMs) with one random spread, up to the first that stops growing:
+   * the script that opens the circuit takes the one for the count it reads.
+   */
+  private periods(refused: boolean): number[] {
+    const spread = (this.options.random ?? Math.random)();
+    const periods: number[] = [];
+    for (let trips = 0; trips <= 31; trips++) {
+      const period = Math.max(1, Math.round(openPeriodMs(this.options, trips, refused, () => spread)));
+      if (period === periods.at(-1)) break;
+      periods.push(period);
+    }
+    return periods;
+  }
+
+  /** Ends the verdict loop; the background refresh is the fleet's to stop. */
+  close(): void {
+    this.closed = true;
   }
 
   /** How long the fleet remembers an outage no process reports on any more. */

@@ -5,6 +5,7 @@ import { decidedByCaller, reasonInfo } from "../errors/reasons.js";
 import { cancelled, raceAbort, sleep, withDeadline, type CallContext } from "./abort.js";
 import type { BreakerHooks, BreakerState, SharedCircuit, Verdict } from "./breakerTypes.js";
 import { begin } from "./chain.js";
+import { openPeriodMs } from "./openPeriod.js";
 
 export type { BreakerOptions };
 export type { BreakerHooks, BreakerState, SharedCircuit, Verdict } from "./breakerTypes.js";
@@ -123,12 +124,10 @@ export class CircuitBreaker {
 
   private async executeGuarded<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, context: CallContext, waitUntil: number, heldUntil: number, boundMs: number): Promise<T> {
     const fleet = this.shared?.state();
-    if (fleet === "open") throw this.refusal(context);
-    if (fleet === "half-open") {
-      const lease = await this.shared!.lease();
-      if (lease === "open") throw this.refusal(context);
-      if (lease === "test") return this.runFleetTest(fn);
-      // "closed", or the store did not answer in time: the local breaker decides.
+    if (fleet === "open" || fleet === "half-open") {
+      const admission = await this.shared!.admit(waitUntil - this.now(), signal);
+      if (admission === "test") return this.runFleetTest(fn);
+      if (admission !== "local") throw this.refusal(context, admission.refusedForMs);
     }
     for (;;) {
       if (signal?.aborted) throw cancelled(context, signal.reason, "not_sent");
@@ -266,15 +265,10 @@ export class CircuitBreaker {
   }
 
   private trip(): void {
-    const { initialHalfOpenAfterMs, halfOpenAfterMs, halfOpenJitter } = this.options;
-    let period = Math.min(halfOpenAfterMs, initialHalfOpenAfterMs * 2 ** Math.min(this.trips, 30));
-    // A server that refuses connections is tested at the first period's pace, which does not
-    // grow: the test costs it nothing (nothing listens), and it may be back any moment.
-    if (this.lastError?.reason === "connection_refused") period = Math.min(period, initialHalfOpenAfterMs);
+    this.openFor = openPeriodMs(this.options, this.trips, this.lastError?.reason === "connection_refused", this.hooks.random);
     this.trips++;
     this.open = true;
     this.openedAt = this.now();
-    this.openFor = period * (1 + (this.hooks.random ?? Math.random)() * halfOpenJitter);
     this.hooks.onOpen?.(this.lastError);
   }
 

@@ -36,10 +36,13 @@ export interface SharedCircuit {
   /** The fleet's circuit as last seen, or undefined while the store is unreachable. */
   state(): BreakerState | undefined;
   /**
-   * Asks to be the fleet's one half-open test: `"test"` (this call tests), `"open"` (another
-   * process tests), `"closed"` (the fleet closed meanwhile), or undefined (no answer in time).
+   * Decides a call while the fleet's circuit is not closed, by the process breaker's rules: it
+   * waits (at most `maxWaitMs`) for the open period to end, a refused server to listen again,
+   * or another process's test to end, then asks to be the fleet's one test. `"test"`: this call
+   * tests. `{ refusedForMs }`: the circuit stays open beyond the caller's wait. `"local"`: the
+   * fleet closed, the store did not answer in time, or `signal` aborted; the local breaker decides.
    */
-  lease(): Promise<"test" | "open" | "closed" | undefined>;
+  admit(maxWaitMs: number, signal: AbortSignal | undefined): Promise<"test" | "local" | { refusedForMs: number }>;
   /** What an attempt said about the server, sent in the background; `test` marks the fleet's test. */
   report(verdict: Verdict | "abandoned", error: unknown, test: boolean): void;
   /** Calls `listener` when the fleet's circuit closes, so a local circuit opened by the same outage closes too. */

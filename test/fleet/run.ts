@@ -18,7 +18,7 @@ const arg = (name: string) => {
   return i >= 0 ? process.argv[i + 1] : undefined;
 };
 const WORKERS = Number(arg("workers") ?? 50);
-// A fixed 1 s open period (initial = longest), as the shared circuit keeps, so the two modes compare.
+// A fixed 1 s open period (initial = longest), the same rule for both breakers, so each mode resumes within one period.
 const BREAKER = { failureThreshold: 5, initialHalfOpenAfterMs: 1000, halfOpenAfterMs: 1000, halfOpenJitter: 0.2 };
 const REFRESH_MS = 100;
 const PACE_MS = 200;
