@@ -6,6 +6,7 @@
  * in its ToolCatalog, whether the client is ours or the user's in its ClientSource, and which
  * client it holds now (its generation, session and era) in its CurrentClient.
  */
+import { setMaxListeners } from "node:events";
 import type { Transport } from "@modelcontextprotocol/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_RECONNECT, DEFAULT_SERVER_OPTIONS, type ReconnectOptions, type ServerConfig } from "../config/index.js";
@@ -73,6 +74,8 @@ export class Connection {
     this.catalog = new ToolCatalog(config.catalogTtlMs ?? DEFAULT_SERVER_OPTIONS.catalogTtlMs);
     this.stderr = new StderrTail("stderrLines" in config ? config.stderrLines : undefined);
     this.reconnect = { ...DEFAULT_RECONNECT, ...config.reconnect };
+    // Every call waiting on this server (a backoff, the breaker, a Retry-After) listens to it: many at once is normal, not a leak.
+    setMaxListeners(0, this.closing.signal);
     this.listen = "url" in config ? new ListenWatch(new URL(String(config.url)), this.closing.signal) : undefined;
     this.backoff = new ReconnectBackoff(this.reconnect);
     this.connectTimeoutMs = config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
