@@ -52,9 +52,9 @@ export type {
   BeforeToolCallHook,
   ToolCallContext,
 } from "./config/index.js";
-export type { AnyClient, ProtocolEra } from "./mcp/clients.js";
-export type { ServerCatalog, ToolkitCatalog } from "./mcp/catalogCache.js";
-export type { InputContext, InputHandler } from "./mcp/input.js";
+export type { AnyClient, ProtocolEra } from "./mcp/session/clients.js";
+export type { ServerCatalog, ToolkitCatalog } from "./mcp/session/catalogCache.js";
+export type { InputContext, InputHandler } from "./mcp/call/input.js";
 export type {
   McpEvent,
   McpEventListener,

@@ -7,7 +7,7 @@ import { normalize } from "../errors/normalize.js";
 import type { Reason } from "../errors/reasons.js";
 import { Redactor } from "../errors/redactor.js";
 import { hintFor, safeMessage } from "../errors/text.js";
-import { Connection } from "../mcp/Connection.js";
+import { Connection } from "../mcp/session/Connection.js";
 import { loadLeniently, type ConfigProblem } from "./lenientLoad.js";
 import { remedyFor } from "./remedies.js";
 

@@ -8,7 +8,7 @@
  * layers (defaults < toolkit < server < tool keys), each overriding only what it sets.
  */
 import { z } from "zod";
-import type { ToolkitCatalog } from "../mcp/catalogCache.js";
+import type { ToolkitCatalog } from "../mcp/session/catalogCache.js";
 import type { AfterToolCallHook, BeforeToolCallHook } from "./interception.js";
 import type { McpEventListener } from "../events.js";
 import { BreakerOptionsSchema, ErrorOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema, ToolPolicySchema, type BeforeFallback } from "./policies.js";

@@ -8,8 +8,8 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { isReason, type Reason } from "../errors/reasons.js";
-import type { AnyClient } from "../mcp/clients.js";
-import type { InputHandler } from "../mcp/input.js";
+import type { AnyClient } from "../mcp/session/clients.js";
+import type { InputHandler } from "../mcp/call/input.js";
 import { BreakerOptionsSchema, ReconnectOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema } from "./policies.js";
 import { custom, expected, flag, fn, httpUrl, isObject, nonEmptyText, number, oneOf, options, stringArray, stringRecord, text } from "./fields.js";
 

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
-// Lives in errors/ because an error result's message is its content's text; mcp/content.ts
+// Lives in errors/ because an error result's message is its content's text; mcp/call/content.ts
 // re-exports it for successful results, so errors/ never imports from mcp/.
 
 /** One content block of a tool result, as the SDK types it. */

@@ -1,7 +1,7 @@
 import type { ServerConfig } from "../config/index.js";
-import { credentialHash } from "../mcp/serverIdentity.js";
+import { credentialHash } from "../mcp/session/serverIdentity.js";
 
-export { credentialHash } from "../mcp/serverIdentity.js";
+export { credentialHash } from "../mcp/session/serverIdentity.js";
 
 /**
  * One server's keys are scoped by its name and a hash of how this process reaches it: two

@@ -3,10 +3,10 @@ import { DEFAULT_CLIENT_INFO, DEFAULT_SERVER_OPTIONS, validateConfig, type McpTo
 import { INSPECT, Redactor } from "../errors/redactor.js";
 import { redactionOf } from "../config/secrets.js";
 import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType, type ServerStatus } from "../events.js";
-import { connectionDeathKey } from "../mcp/attemptFailure.js";
-import type { ProtocolEra } from "../mcp/clients.js";
-import { Connection } from "../mcp/Connection.js";
-import { identitiesReady } from "../mcp/serverIdentity.js";
+import { connectionDeathKey } from "../mcp/call/attemptFailure.js";
+import type { ProtocolEra } from "../mcp/session/clients.js";
+import { Connection } from "../mcp/session/Connection.js";
+import { identitiesReady } from "../mcp/session/serverIdentity.js";
 import { breakerEvents, CircuitBreaker, type BreakerState } from "../policy/CircuitBreaker.js";
 import type { ToolkitGuards } from "../policy/pipeline.js";
 import { Bulkhead } from "../policy/Bulkhead.js";
@@ -19,7 +19,7 @@ import { ToolCaller } from "./toolCaller.js";
 import type { McpTool } from "./McpTool.js";
 import { currentToolRun, forwardToToolRuns } from "./runEvents.js";
 import { ServerConnects } from "./serverConnects.js";
-import type { ToolkitCatalog } from "../mcp/catalogCache.js";
+import type { ToolkitCatalog } from "../mcp/session/catalogCache.js";
 import { exportCatalog, startFromCatalogs, type SharedCatalogs } from "./catalog.js";
 import { ToolBuilder, renamedOf, type BuiltTool } from "./toolBuilder.js";
 

@@ -6,9 +6,9 @@
  * format, the server's identity (its URL or command and credentials), the ttl, the scope.
  */
 import type { McpToolkitConfig, ServerConfig } from "../config/index.js";
-import { asServerCatalog, CATALOG_VERSION, catalogEntries, remainingMs, type Listing, type ServerCatalog, type ToolkitCatalog } from "../mcp/catalogCache.js";
-import type { Connection } from "../mcp/Connection.js";
-import { credentialHash, identitiesReady } from "../mcp/serverIdentity.js";
+import { asServerCatalog, CATALOG_VERSION, catalogEntries, remainingMs, type Listing, type ServerCatalog, type ToolkitCatalog } from "../mcp/session/catalogCache.js";
+import type { Connection } from "../mcp/session/Connection.js";
+import { credentialHash, identitiesReady } from "../mcp/session/serverIdentity.js";
 
 /** Where a fleet keeps each server's catalog entry (fleet/catalogStore.ts); never rejects. */
 export interface SharedCatalogs {

@@ -1,5 +1,5 @@
 import type { McpToolkitConfig, ServerConfig } from "../config/index.js";
-import type { AnyClient } from "../mcp/clients.js";
+import type { AnyClient } from "../mcp/session/clients.js";
 import type { McpTool } from "./McpTool.js";
 import { McpToolkit } from "./McpToolkit.js";
 

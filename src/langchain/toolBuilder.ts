@@ -8,7 +8,7 @@ import type { JSONSchema } from "@langchain/core/utils/json_schema";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_ERROR_OPTIONS, type McpToolkitConfig } from "../config/index.js";
 import type { Redactor } from "../errors/redactor.js";
-import type { Connection } from "../mcp/Connection.js";
+import type { Connection } from "../mcp/session/Connection.js";
 import { McpTool } from "./McpTool.js";
 import type { ToolRuntime } from "./toolCall.js";
 import type { ToolCaller } from "./toolCaller.js";

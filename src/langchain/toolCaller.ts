@@ -9,9 +9,9 @@ import { DEFAULT_MAX_RESULT_LENGTH, type McpToolkitConfig, type ServerConfig } f
 import { McpToolError } from "../errors/McpToolError.js";
 import type { Redactor } from "../errors/redactor.js";
 import type { EventHub, ProgressEvent } from "../events.js";
-import type { Progress } from "../mcp/callTool.js";
-import type { Connection } from "../mcp/Connection.js";
-import { convertResult, withFallbackNote } from "../mcp/content.js";
+import type { Progress } from "../mcp/call/callTool.js";
+import type { Connection } from "../mcp/session/Connection.js";
+import { convertResult, withFallbackNote } from "../mcp/call/content.js";
 import type { CallContext } from "../policy/abort.js";
 import { begin } from "../policy/chain.js";
 import { functionFallback, type Fallback, type WithFallback } from "../policy/FallbackPolicy.js";

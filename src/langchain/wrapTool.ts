@@ -6,7 +6,7 @@ import type { McpToolError } from "../errors/McpToolError.js";
 import { Redactor } from "../errors/redactor.js";
 import type { ModelTextOptions } from "../errors/text.js";
 import { EventHub, type McpEventListener } from "../events.js";
-import { contentText } from "../mcp/content.js";
+import { contentText } from "../mcp/call/content.js";
 import { isControlFlow } from "../errors/controlFlow.js";
 import { breakerEvents, CircuitBreaker, type BreakerOptions } from "../policy/CircuitBreaker.js";
 import { fallbackNote, functionFallback } from "../policy/FallbackPolicy.js";

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import type { McpToolErrorJSON, Reason } from "../../src/index.js";
-import type { ProtocolEra } from "../../src/mcp/clients.js";
+import type { ProtocolEra } from "../../src/mcp/session/clients.js";
 import type { Expected } from "../errors/helpers.js";
 import { open, SERVER, type Opened, type OpenOptions, type Target } from "./targets.js";
 

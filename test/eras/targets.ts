@@ -18,7 +18,7 @@ import { expect } from "vitest";
 import { z } from "zod";
 import type { McpEvent, McpToolErrorJSON, McpToolkitConfig, ServerConfig, ServerOptions } from "../../src/index.js";
 import { McpToolkit } from "../../src/index.js";
-import type { ProtocolEra } from "../../src/mcp/clients.js";
+import type { ProtocolEra } from "../../src/mcp/session/clients.js";
 import { buildFixtureServer, buildProtocolErrorServer, type FixtureState } from "../servers/fixture.js";
 import { startHttpFixture, type HttpFixture } from "../servers/http.js";
 import { startFaultProxy, type FaultProxy } from "../servers/proxy/faultProxy.js";

@@ -1,6 +1,6 @@
 import { Client as V2Client, InMemoryTransport as V2InMemoryTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it, vi } from "vitest";
-import { callToolWith, type AnyClient } from "../../src/mcp/clients.js";
+import { callToolWith, type AnyClient } from "../../src/mcp/session/clients.js";
 import { RequestSignal } from "../../src/policy/RequestSignal.js";
 import { AttemptScope } from "../../src/policy/TimeoutPolicy.js";
 import { buildFixtureServer, newState } from "../servers/fixture.js";

@@ -1,12 +1,12 @@
 /**
- * Pins every SDK internal the toolkit depends on (src/mcp/sdkInternals.ts), and the SDK
+ * Pins every SDK internal the toolkit depends on (src/mcp/transport/sdkInternals.ts), and the SDK
  * behaviours its transports rely on, against the installed SDK: each test drives a real client
  * and fails when an update changes what it reads.
  */
 import { Client, InMemoryTransport, StreamableHTTPClientTransport, type JSONRPCMessage, type TransportSendOptions } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
-import { childProcessOf, outboundEnvelopeOf, readJsonAnswer } from "../../src/mcp/sdkInternals.js";
+import { childProcessOf, outboundEnvelopeOf, readJsonAnswer } from "../../src/mcp/transport/sdkInternals.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 import { buildV2Server } from "../servers/v2/fixture.js";
 import { startV2Http } from "../servers/v2/http.js";

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { HttpServerConfig } from "../../src/config/index.js";
 import { catalogKey, serverKeys } from "../../src/fleet/keys.js";
 import { McpToolkit } from "../../src/index.js";
-import { credentialHash, identitiesReady } from "../../src/mcp/serverIdentity.js";
+import { credentialHash, identitiesReady } from "../../src/mcp/session/serverIdentity.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 import { startHttpFixture } from "../servers/http.js";
 import { closesLater } from "../servers/replies.js";

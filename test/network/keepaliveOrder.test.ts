@@ -3,7 +3,7 @@
  * the body: the SDK's key order is no contract.
  */
 import { describe, expect, it } from "vitest";
-import { keepAliveSafe } from "../../src/mcp/keepAlive.js";
+import { keepAliveSafe } from "../../src/mcp/transport/keepAlive.js";
 
 describe("the keep-alive check before a tool call", () => {
   it.each([

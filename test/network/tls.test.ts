@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { McpToolError } from "../../src/errors/McpToolError.js";
 import { McpToolkit, type McpToolError as PublicError } from "../../src/index.js";
-import { Connection } from "../../src/mcp/Connection.js";
+import { Connection } from "../../src/mcp/session/Connection.js";
 import { httpsFetchTrusting, startTlsEndpoint } from "../servers/tls.js";
 import { attemptOn, cleanups, closeLater, server } from "./helpers.js";
 

@@ -6,8 +6,8 @@
 import { createServer, type Server } from "node:net";
 import { describe, expect, it } from "vitest";
 import { McpToolkit, McpToolError, type McpEvent, type McpToolkitConfig } from "../../src/index.js";
-import { ListenWatch } from "../../src/mcp/listenWatch.js";
-import { ReconnectBackoff } from "../../src/mcp/reconnectBackoff.js";
+import { ListenWatch } from "../../src/mcp/transport/listenWatch.js";
+import { ReconnectBackoff } from "../../src/mcp/session/reconnectBackoff.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 import { startHttpFixture } from "../servers/http.js";
 import { replyOf } from "../servers/replies.js";

@@ -6,7 +6,7 @@
  * tens of milliseconds).
  */
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { MODERN_VERSION } from "../../src/mcp/connect.js";
+import { MODERN_VERSION } from "../../src/mcp/session/connect.js";
 import type { KindRun } from "./kinds.js";
 
 /** Restarts the server `trials` times (kill, back after 300 ms) and times a fresh client's first read from the moment it listens, less the tool's own work. */

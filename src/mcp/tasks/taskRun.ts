@@ -6,15 +6,15 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { isControlFlow } from "../errors/controlFlow.js";
-import { jsonRpcCode } from "../errors/classify/jsonrpc.js";
-import { dropUndefined, messageOf, stripMcpPrefix } from "../errors/classify/util.js";
-import { fromResult } from "../errors/fromResult.js";
-import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
-import { normalize, type NormalizeContext } from "../errors/normalize.js";
-import type { Reason } from "../errors/reasons.js";
-import { follow, sleep, ToolkitClosedError } from "../policy/abort.js";
-import type { Progress } from "./callTool.js";
+import { isControlFlow } from "../../errors/controlFlow.js";
+import { jsonRpcCode } from "../../errors/classify/jsonrpc.js";
+import { dropUndefined, messageOf, stripMcpPrefix } from "../../errors/classify/util.js";
+import { fromResult } from "../../errors/fromResult.js";
+import { isMcpToolError, McpToolError } from "../../errors/McpToolError.js";
+import { normalize, type NormalizeContext } from "../../errors/normalize.js";
+import type { Reason } from "../../errors/reasons.js";
+import { follow, sleep, ToolkitClosedError } from "../../policy/abort.js";
+import type { Progress } from "../call/callTool.js";
 import type { RunAsTaskOptions, TaskCallParams, TaskStatus } from "./tasks.js";
 import type { TaskRequester } from "./tasksExtension.js";
 

@@ -9,7 +9,7 @@
  * server listens, and a restarted server's first answer would wait for nothing.
  */
 import { connect } from "node:net";
-import { sleep } from "../policy/abort.js";
+import { sleep } from "../../policy/abort.js";
 
 /** How often a refused server is tried while someone waits, in milliseconds. */
 export const PROBE_MS = 20;

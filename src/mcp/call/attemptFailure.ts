@@ -4,14 +4,14 @@
  * the connection closed during the call, whether a session was held, what the server said to
  * wait), and the connection dropped first where the failure broke it.
  */
-import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
-import { normalize, type NormalizeContext } from "../errors/normalize.js";
-import { REASONS } from "../errors/reasons.js";
-import type { CallContext } from "../policy/abort.js";
-import type { AttemptScope } from "../policy/TimeoutPolicy.js";
+import { isMcpToolError, McpToolError } from "../../errors/McpToolError.js";
+import { normalize, type NormalizeContext } from "../../errors/normalize.js";
+import { REASONS } from "../../errors/reasons.js";
+import type { CallContext } from "../../policy/abort.js";
+import type { AttemptScope } from "../../policy/TimeoutPolicy.js";
 import type { AttemptRecovery, Progress, ToolTarget } from "./callTool.js";
-import { StreamLostError, ToolkitClosedError, type Connection, type Lease } from "./Connection.js";
-import type { TaskCall } from "./taskCall.js";
+import { StreamLostError, ToolkitClosedError, type Connection, type Lease } from "../session/Connection.js";
+import type { TaskCall } from "../tasks/taskCall.js";
 
 /** What one attempt learnt on its way, read when it fails to classify the failure. */
 export interface AttemptFacts {

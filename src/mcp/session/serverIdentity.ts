@@ -14,7 +14,7 @@
  * (`identitiesReady`).
  */
 import { scrypt, scryptSync } from "node:crypto";
-import type { ServerConfig } from "../config/index.js";
+import type { ServerConfig } from "../../config/index.js";
 
 const SALT = "langchain-mcp-errors/server-identity/v2";
 const COST = { N: 1 << 14, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };

@@ -1,5 +1,5 @@
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { withDeadline } from "../policy/abort.js";
+import { withDeadline } from "../../policy/abort.js";
 
 // Why a call's controller was aborted by its connection rather than by its caller or its timer;
 // the call reads the reason to classify its own failure.
@@ -24,7 +24,7 @@ function streamLostMessage(cause: unknown, connectionDied: boolean): string {
 }
 
 /** The reason in-flight calls are aborted with when the toolkit closes under them: made in policy/abort.ts, where every wait reads it. */
-export { ToolkitClosedError } from "../policy/abort.js";
+export { ToolkitClosedError } from "../../policy/abort.js";
 
 /** How long close() waits for a server to acknowledge ending its session (HTTP DELETE) before closing anyway. */
 const TERMINATE_TIMEOUT_MS = 1000;

@@ -4,7 +4,7 @@
  * failed call's artifact can carry what the server said just before (never the model's text).
  */
 import type { Client } from "@modelcontextprotocol/client";
-import type { LogEvent, LogLevel } from "../events.js";
+import type { LogEvent, LogLevel } from "../../events.js";
 
 /** The syslog levels, lowest first, as MCP orders them. */
 export const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];

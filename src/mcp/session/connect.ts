@@ -5,14 +5,14 @@
  */
 import { Client, SdkHttpError, type PriorDiscovery, type Transport } from "@modelcontextprotocol/client";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { EraSetting, ServerConfig } from "../config/index.js";
-import { TransportFallbackError } from "../errors/classify/fallback.js";
-import { jsonRpcErrorIn } from "../errors/classify/http.js";
-import { answerRequests, inputCapabilities, type InputHandler } from "./input.js";
-import { McpToolError } from "../errors/McpToolError.js";
-import { withDeadline } from "../policy/abort.js";
-import type { ClientRequests } from "./ClientRequests.js";
-import { sseTransport, stdioTransport, streamableTransport, type StderrTail, type TransportProbe } from "./transports.js";
+import type { EraSetting, ServerConfig } from "../../config/index.js";
+import { TransportFallbackError } from "../../errors/classify/fallback.js";
+import { jsonRpcErrorIn } from "../../errors/classify/http.js";
+import { answerRequests, inputCapabilities, type InputHandler } from "../call/input.js";
+import { McpToolError } from "../../errors/McpToolError.js";
+import { withDeadline } from "../../policy/abort.js";
+import type { ClientRequests } from "../call/ClientRequests.js";
+import { sseTransport, stdioTransport, streamableTransport, type StderrTail, type TransportProbe } from "../transport/transports.js";
 
 /** Set when a connect ran out of time, so the attempt still running installs nothing. */
 export interface ConnectAttempt {

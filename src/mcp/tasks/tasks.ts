@@ -12,13 +12,13 @@
  * answer) and answers the input requests that extension's tasks make.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { dropUndefined } from "../errors/classify/util.js";
-import { McpToolError } from "../errors/McpToolError.js";
-import type { NormalizeContext } from "../errors/normalize.js";
-import { ToolkitClosedError } from "../policy/abort.js";
-import type { Expiry } from "../policy/TimeoutPolicy.js";
-import type { Progress } from "./callTool.js";
-import { type AnyClient, eraOf } from "./clients.js";
+import { dropUndefined } from "../../errors/classify/util.js";
+import { McpToolError } from "../../errors/McpToolError.js";
+import type { NormalizeContext } from "../../errors/normalize.js";
+import { ToolkitClosedError } from "../../policy/abort.js";
+import type { Expiry } from "../../policy/TimeoutPolicy.js";
+import type { Progress } from "../call/callTool.js";
+import { type AnyClient, eraOf } from "../session/clients.js";
 import type { RequestHeaders } from "./rawChannel.js";
 import { fieldsOf, TaskRun } from "./taskRun.js";
 

@@ -1,20 +1,20 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { callToolWith, isV2Client, transportOf, type AnyClient, type CallOptions, type CallParams } from "./clients.js";
+import { callToolWith, isV2Client, transportOf, type AnyClient, type CallOptions, type CallParams } from "../session/clients.js";
 import { withInputRounds } from "./input.js";
 import { outputMismatch } from "./outputCheck.js";
-import { LOG_LEVEL_META_KEY } from "./serverLogs.js";
+import { LOG_LEVEL_META_KEY } from "../session/serverLogs.js";
 import { requestMark, tagsRequests, type RequestIds } from "./requestScope.js";
-import { runsAsTask, taskAttempt, type TaskCall } from "./taskCall.js";
-import { isControlFlow } from "../errors/controlFlow.js";
-import { begin } from "../policy/chain.js";
-import { fromResult } from "../errors/fromResult.js";
-import { McpToolError } from "../errors/McpToolError.js";
-import type { CustomCodeTable } from "../errors/normalize.js";
-import type { CallContext } from "../policy/abort.js";
-import type { AttemptScope } from "../policy/TimeoutPolicy.js";
+import { runsAsTask, taskAttempt, type TaskCall } from "../tasks/taskCall.js";
+import { isControlFlow } from "../../errors/controlFlow.js";
+import { begin } from "../../policy/chain.js";
+import { fromResult } from "../../errors/fromResult.js";
+import { McpToolError } from "../../errors/McpToolError.js";
+import type { CustomCodeTable } from "../../errors/normalize.js";
+import type { CallContext } from "../../policy/abort.js";
+import type { AttemptScope } from "../../policy/TimeoutPolicy.js";
 import { settled, withServerLogs, type AttemptFacts } from "./attemptFailure.js";
 import type { SentRequest } from "./ClientRequests.js";
-import type { Connection, Lease } from "./Connection.js";
+import type { Connection, Lease } from "../session/Connection.js";
 
 /** What one attempt calls: a tool on a server, reached through its connection at call time. */
 export interface ToolTarget {

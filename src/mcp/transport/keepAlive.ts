@@ -1,7 +1,7 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
-import { DEFAULT_KEEPALIVE_CHECK_AFTER_MS } from "../config/index.js";
-import { isRecord } from "../errors/normalize.js";
-import { withDeadline } from "../policy/abort.js";
+import { DEFAULT_KEEPALIVE_CHECK_AFTER_MS } from "../../config/index.js";
+import { isRecord } from "../../errors/normalize.js";
+import { withDeadline } from "../../policy/abort.js";
 
 /**
  * The keep-alive race of pooled HTTP clients: a server or proxy closes a connection that sat idle

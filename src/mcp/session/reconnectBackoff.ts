@@ -5,9 +5,9 @@
  * the calls waiting on the connection share each attempt, and the breaker paces the calls to a
  * server that stays down (a call with no retries fails as fast as the refusal comes).
  */
-import type { ReconnectOptions } from "../config/index.js";
-import type { McpToolError } from "../errors/McpToolError.js";
-import { sleep } from "../policy/abort.js";
+import type { ReconnectOptions } from "../../config/index.js";
+import type { McpToolError } from "../../errors/McpToolError.js";
+import { sleep } from "../../policy/abort.js";
 
 export class ReconnectBackoff {
   private failures = 0;

@@ -3,14 +3,14 @@
  * an attempt after a lost connection asks about the same task instead of running the tool again.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { isMcpToolError } from "../errors/McpToolError.js";
-import type { NormalizeContext } from "../errors/normalize.js";
-import type { AttemptScope } from "../policy/TimeoutPolicy.js";
-import type { AnyClient, CallParams } from "./clients.js";
-import { eraOf } from "./clients.js";
-import type { ClientRequests } from "./ClientRequests.js";
-import type { Connection } from "./Connection.js";
-import { LOG_LEVEL_META_KEY } from "./serverLogs.js";
+import { isMcpToolError } from "../../errors/McpToolError.js";
+import type { NormalizeContext } from "../../errors/normalize.js";
+import type { AttemptScope } from "../../policy/TimeoutPolicy.js";
+import type { AnyClient, CallParams } from "../session/clients.js";
+import { eraOf } from "../session/clients.js";
+import type { ClientRequests } from "../call/ClientRequests.js";
+import type { Connection } from "../session/Connection.js";
+import { LOG_LEVEL_META_KEY } from "../session/serverLogs.js";
 import { runAsTask, supportsToolTasks, type TaskStatus } from "./tasks.js";
 
 /** When a tool call runs as a task: `auto` when the tool requires it, `always` when it allows it, `never`. */

@@ -6,8 +6,8 @@
  */
 import { Validator, type Schema } from "@cfworker/json-schema";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { McpToolError } from "../errors/McpToolError.js";
-import type { CallContext } from "../policy/abort.js";
+import { McpToolError } from "../../errors/McpToolError.js";
+import type { CallContext } from "../../policy/abort.js";
 
 /** One validator per tool definition a listing gave: a new listing brings new definitions. */
 const validators = new WeakMap<Tool, Validator>();

@@ -7,9 +7,9 @@
  * goes with the client it belongs to.
  */
 import type { Transport } from "@modelcontextprotocol/client";
-import type { ExitInfo, HttpResponseFacts } from "../errors/normalize.js";
-import { StreamLostError } from "./connectionEnds.js";
-import type { TransportProbe } from "./transports.js";
+import type { ExitInfo, HttpResponseFacts } from "../../errors/normalize.js";
+import { StreamLostError } from "../session/connectionEnds.js";
+import type { TransportProbe } from "../transport/transports.js";
 
 /** What a request's record can end: its attempt's scope (policy/TimeoutPolicy.ts). */
 export interface Abortable {

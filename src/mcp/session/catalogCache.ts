@@ -7,7 +7,7 @@
  */
 import { MAX_CACHE_TTL_MS, type DiscoverResult, type PriorDiscovery } from "@modelcontextprotocol/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { EraSetting } from "../config/index.js";
+import type { EraSetting } from "../../config/index.js";
 import { eraOf, isV2Client, listAllTools, protocolVersionOf, type AnyClient, type ProtocolEra } from "./clients.js";
 
 /** The catalog format this version writes and reads. A catalog in another is ignored (the servers are listed). */

@@ -1,11 +1,11 @@
 import type { ChildProcess } from "node:child_process";
 import { SSEClientTransport, SseError, type FetchLike, type JSONRPCMessage, type TransportSendOptions, type SSEClientTransportOptions, type StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { DEFAULT_STDERR_LINES, type HttpServerConfig, type SseServerConfig, type StdioServerConfig } from "../config/index.js";
-import type { ExitInfo, HttpResponseFacts } from "../errors/normalize.js";
+import { DEFAULT_STDERR_LINES, type HttpServerConfig, type SseServerConfig, type StdioServerConfig } from "../../config/index.js";
+import type { ExitInfo, HttpResponseFacts } from "../../errors/normalize.js";
 import { AnswerWatchingTransport } from "./answerStreams.js";
 import { probingFetch } from "./httpProbe.js";
-import { tagRequests } from "./requestScope.js";
+import { tagRequests } from "../call/requestScope.js";
 import { type ActivityClock, keepAliveSafe } from "./keepAlive.js";
 import { childProcessOf } from "./sdkInternals.js";
 

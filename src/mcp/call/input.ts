@@ -7,8 +7,8 @@
  */
 import type { Client, ClientCapabilities, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { McpToolError } from "../errors/McpToolError.js";
-import type { ProtocolEra } from "./clients.js";
+import { McpToolError } from "../../errors/McpToolError.js";
+import type { ProtocolEra } from "../session/clients.js";
 
 /** Where an input request comes from. */
 export interface InputContext {

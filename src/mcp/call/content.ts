@@ -1,9 +1,9 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { contentText, describeBlock, type ContentBlock } from "../errors/contentText.js";
-import { McpToolError } from "../errors/McpToolError.js";
-import { fallbackNote, type FallbackNote } from "../policy/FallbackPolicy.js";
+import { contentText, describeBlock, type ContentBlock } from "../../errors/contentText.js";
+import { McpToolError } from "../../errors/McpToolError.js";
+import { fallbackNote, type FallbackNote } from "../../policy/FallbackPolicy.js";
 
-export { contentText, describeBlock, type ContentBlock } from "../errors/contentText.js";
+export { contentText, describeBlock, type ContentBlock } from "../../errors/contentText.js";
 
 /** A LangChain content block for the model: text, or an image the model can see. */
 export type ModelContentBlock =

@@ -4,8 +4,8 @@
  * came from a renegotiation (after which another -32022 is final).
  */
 import type { Client, PriorDiscovery, Transport } from "@modelcontextprotocol/client";
-import { DEFAULT_HTTP_ERA, DEFAULT_STDIO_ERA, type EraSetting, type ServerConfig } from "../config/index.js";
-import { normalize } from "../errors/normalize.js";
+import { DEFAULT_HTTP_ERA, DEFAULT_STDIO_ERA, type EraSetting, type ServerConfig } from "../../config/index.js";
+import { normalize } from "../../errors/normalize.js";
 import type { ConnectAttempt, EraChoice } from "./connect.js";
 
 type OwnServer = Exclude<ServerConfig, { client: unknown }>;

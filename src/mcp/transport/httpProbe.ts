@@ -1,6 +1,6 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
-import type { HttpResponseFacts } from "../errors/normalize.js";
-import { parseRetryAfter } from "../errors/normalize.js";
+import type { HttpResponseFacts } from "../../errors/normalize.js";
+import { parseRetryAfter } from "../../errors/normalize.js";
 import { readJsonAnswer } from "./sdkInternals.js";
 import type { TransportProbe } from "./transports.js";
 

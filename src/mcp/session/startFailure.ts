@@ -4,8 +4,8 @@
  * path that does not exist). Named for what it is, with the cause read from its stderr, rather
  * than a connection "closed during the call" that may pass if tried again.
  */
-import type { ExitInfo } from "../errors/normalize.js";
-import { McpToolError } from "../errors/McpToolError.js";
+import type { ExitInfo } from "../../errors/normalize.js";
+import { McpToolError } from "../../errors/McpToolError.js";
 
 /** The process's own words for the causes a person can fix, each turned into what to do. */
 const CAUSES: Array<{ test: RegExp; say: (match: RegExpMatchArray) => string }> = [

@@ -7,14 +7,14 @@
  * generation and its liveness cannot drift apart.
  */
 import type { Transport } from "@modelcontextprotocol/client";
-import type { ExitInfo } from "../errors/normalize.js";
+import type { ExitInfo } from "../../errors/normalize.js";
 import { eraOf, protocolVersionOf, type AnyClient, type ProtocolEra } from "./clients.js";
 import type { ClientSource, Opened } from "./clientSource.js";
 import type { ConnectAttempt } from "./connect.js";
 import { ToolkitClosedError } from "./connectionEnds.js";
 import type { ToolCatalog } from "./ToolCatalog.js";
-import type { StderrTail } from "./transports.js";
-import type { ClientRequests } from "./ClientRequests.js";
+import type { StderrTail } from "../transport/transports.js";
+import type { ClientRequests } from "../call/ClientRequests.js";
 
 /** A live client and the generation it belongs to; a call keeps both to tell what happened during it. */
 export interface Lease {

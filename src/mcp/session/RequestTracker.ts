@@ -3,9 +3,9 @@
  * ends them all, and a retired client is let go once those that were under way have ended. What
  * each request of a client is (its id, headers, answer) lives with that client (ClientRequests.ts).
  */
-import type { Abortable } from "./ClientRequests.js";
+import type { Abortable } from "../call/ClientRequests.js";
 
-export type { Abortable } from "./ClientRequests.js";
+export type { Abortable } from "../call/ClientRequests.js";
 
 export class RequestTracker {
   private readonly attempts = new Set<Abortable>();

@@ -5,7 +5,7 @@
  */
 import { StreamableHTTPClientTransport, type Client, type Transport } from "@modelcontextprotocol/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { ServerConfig } from "../config/index.js";
+import type { ServerConfig } from "../../config/index.js";
 import { priorFor, type Listing } from "./catalogCache.js";
 import { isStdioTransport, isV2Client, listAllTools, transportOf, type AnyClient } from "./clients.js";
 import { connectTransport, newClient, type ConnectAttempt, type EraChoice, type PendingTransport } from "./connect.js";
@@ -13,8 +13,8 @@ import { terminateSession } from "./connectionEnds.js";
 import { EraMemory, eraSetting, probeTimeoutMs } from "./era.js";
 import type { ServerLogs } from "./serverLogs.js";
 import type { ToolCatalog } from "./ToolCatalog.js";
-import type { StderrTail } from "./transports.js";
-import { ClientRequests } from "./ClientRequests.js";
+import type { StderrTail } from "../transport/transports.js";
+import { ClientRequests } from "../call/ClientRequests.js";
 
 /** A client opened and listed, not yet the connection's: `adopt` makes it so. */
 export interface Opened {
