@@ -8,6 +8,7 @@
  */
 import type { Transport } from "@modelcontextprotocol/client";
 import type { ExitInfo, HttpResponseFacts } from "../../errors/normalize.js";
+import { McpToolError } from "../../errors/McpToolError.js";
 import { StreamLostError } from "../session/connectionEnds.js";
 import type { TransportProbe } from "../transport/transports.js";
 
@@ -101,4 +102,14 @@ export class ClientRequests implements TransportProbe {
   endRequests(reason: unknown): void {
     for (const request of this.sent.values()) request.scope.abort(reason);
   }
+}
+
+/** A `beforeToolCall` set headers for a call whose transport cannot carry them: refused, unsent. */
+export function headersNotCarried(serverName: string, stdio: boolean): McpToolError {
+  const over = stdio ? "over stdio, which has no HTTP headers" : "through a client whose transport takes no per-request headers (a v2 SDK client over streamable HTTP or SSE does)";
+  return McpToolError.of("interceptor_error", `beforeToolCall set HTTP headers for this call, but server '${serverName}' is reached ${over}; the call was not sent without them.`, {
+    serverName,
+    outcome: "not_sent",
+    transient: false,
+  });
 }

@@ -8,12 +8,12 @@ import { runsAsTask, taskAttempt, type TaskCall } from "../tasks/taskCall.js";
 import { isControlFlow } from "../../errors/controlFlow.js";
 import { begin } from "../../policy/chain.js";
 import { fromResult } from "../../errors/fromResult.js";
-import { McpToolError } from "../../errors/McpToolError.js";
+import type { McpToolError } from "../../errors/McpToolError.js";
 import type { CustomCodeTable } from "../../errors/normalize.js";
 import type { CallContext } from "../../policy/abort.js";
 import type { AttemptScope } from "../../policy/TimeoutPolicy.js";
 import { settled, withServerLogs, type AttemptFacts } from "./attemptFailure.js";
-import type { SentRequest } from "./ClientRequests.js";
+import { headersNotCarried, type SentRequest } from "./ClientRequests.js";
 import type { Connection, Lease } from "../session/Connection.js";
 
 /** What one attempt calls: a tool on a server, reached through its connection at call time. */
@@ -103,7 +103,7 @@ function send(facts: TrackedAttempt, lease: Lease, params: CallParams, task: Tas
   facts.abortedBeforeSend = scope.aborted;
   const client = lease.client;
   // A caller's own headers are often its identity: a call that cannot carry them is not sent.
-  if (facts.headers && lease.requests.headerRoute === "none") throw headersNotCarried(connection);
+  if (facts.headers && lease.requests.headerRoute === "none") throw headersNotCarried(connection.name, !connection.breaksArePerRequest);
   // A task's polls are not tied to the call's controller: each poll's stream ends as it
   // answers while the call goes on, and a lost connection must not cancel the task.
   if (!runsAsTask(task, client, connection, target.mcpName)) return sendCall(connection, client, params, context, scope, callOptions(facts, client));
@@ -233,16 +233,6 @@ function recoverOrReject(error: unknown, facts: TrackedAttempt): Promise<CallToo
   const { recovery } = facts;
   if (!recovery?.handles(error)) throw error;
   return recovery.retry(error, facts.scope);
-}
-
-/** A `beforeToolCall` set headers for a call whose transport cannot carry them: refused, unsent. */
-function headersNotCarried(connection: Connection): McpToolError {
-  const over = !connection.breaksArePerRequest ? "over stdio, which has no HTTP headers" : "through a client whose transport takes no per-request headers (a v2 SDK client over streamable HTTP or SSE does)";
-  return McpToolError.of(
-    "interceptor_error",
-    `beforeToolCall set HTTP headers for this call, but server '${connection.name}' is reached ${over}; the call was not sent without them.`,
-    { serverName: connection.name, outcome: "not_sent", transient: false },
-  );
 }
 
 const NO_PROGRESS: Pick<CallOptions, "onprogress" | "resetTimeoutOnProgress"> = Object.freeze({});

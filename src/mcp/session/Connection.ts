@@ -19,11 +19,11 @@ import type { Listing } from "./catalogCache.js";
 import type { ProtocolEra } from "./clients.js";
 import { OwnClient, UserClient, type ClientSource } from "./clientSource.js";
 import { withConnectTimeout, type ConnectAttempt } from "./connect.js";
-import { ToolkitClosedError } from "./connectionEnds.js";
+import { closedError, ToolkitClosedError } from "./connectionEnds.js";
 import { CurrentClient, type Lease } from "./CurrentClient.js";
 import type { InputHandler } from "../call/input.js";
 import { ListenWatch } from "../transport/listenWatch.js";
-import { startFailed } from "./startFailure.js";
+import { connectFailure } from "./startFailure.js";
 import { ReconnectBackoff } from "./reconnectBackoff.js";
 import { RequestTracker } from "./RequestTracker.js";
 import { ServerLogs } from "./serverLogs.js";
@@ -122,9 +122,7 @@ export class Connection {
     return this.client.generation === 0 && this.catalog.fresh() !== undefined;
   }
 
-  get sessionId(): string | undefined {
-    return this.client.sessionId;
-  }
+  get sessionId(): string | undefined { return this.client.sessionId; }
 
   /** Did the connection a lease came from close (or get replaced) since the lease was taken? See CurrentClient. */
   closedSince(lease: Lease): boolean {
@@ -137,9 +135,7 @@ export class Connection {
   }
 
   /** The log level asked of the server (`logLevel`), if any. */
-  get logLevel(): LogLevel | undefined {
-    return this.config.logLevel;
-  }
+  get logLevel(): LogLevel | undefined { return this.config.logLevel; }
 
   /** How this server's requests for input are answered, and how many 2026 rounds a call may take. */
   get input(): { handler: InputHandler | undefined; maxRounds: number } {
@@ -147,14 +143,10 @@ export class Connection {
   }
 
   /** The protocol version of the live connection, if there is one. */
-  get protocolVersion(): string | undefined {
-    return this.client.protocolVersion;
-  }
+  get protocolVersion(): string | undefined { return this.client.protocolVersion; }
 
   /** The protocol era of the live connection, if there is one. */
-  get era(): ProtocolEra | undefined {
-    return this.client.era;
-  }
+  get era(): ProtocolEra | undefined { return this.client.era; }
 
   /**
    * The server refused our protocol version on a live connection (-32022): it was upgraded or
@@ -183,7 +175,7 @@ export class Connection {
 
   /** The live client, connecting or reconnecting first when needed. */
   lease(signal?: AbortSignal): Promise<Lease> {
-    if (this.isClosed) return Promise.reject(McpToolError.of("closed", `The toolkit was closed; server '${this.name}' can no longer be called.`, { serverName: this.name }));
+    if (this.isClosed) return Promise.reject(closedError(this.name));
     const live = this.current();
     if (live) return Promise.resolve(live);
     if (this.client.generation > 0 && !this.source.reconnects) {
@@ -288,16 +280,9 @@ export class Connection {
       if (isReconnect) this.onEvent?.({ type: "reconnect", serverName: this.name, attempt: lease.generation - 1 });
       return lease;
     } catch (error) {
-      if (this.isClosed) {
-        throw McpToolError.of("closed", `The toolkit was closed; server '${this.name}' can no longer be called.`, { serverName: this.name, outcome: "not_sent" });
-      }
+      if (this.isClosed) throw closedError(this.name);
       // Backoff only after a failed attempt: the first re-initialize after a lost connection is immediate.
-      const response = tried?.requests?.takeNewest();
-      const url = this.url;
-      const exited = "command" in this.config ? tried?.requests?.exit : undefined;
-      const seen = normalize(error, { serverName: this.name, exit: exited ?? this.lastExit, notSent: true, ...(url ? { url } : {}), ...(response ? { response } : {}) });
-      // A stdio process that died on its own during its connect (not stopped by our timeout) never got a call: it failed to start.
-      const failure = exited && seen.reason === "connection_closed" ? startFailed(this.name, exited, error) : seen;
+      const failure = connectFailure(this.name, error, tried?.requests, { url: this.url, stdio: "command" in this.config, lastExit: this.lastExit });
       this.backoff.failed(failure);
       throw failure;
     }

@@ -1,3 +1,4 @@
+import { McpToolError } from "../../errors/McpToolError.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { withDeadline } from "../../policy/abort.js";
 
@@ -33,4 +34,9 @@ const TERMINATE_TIMEOUT_MS = 1000;
 export async function terminateSession(transport: StreamableHTTPClientTransport): Promise<void> {
   // A server that does not support it answers 405, which the SDK accepts; any other failure changes nothing.
   await withDeadline(TERMINATE_TIMEOUT_MS, undefined, () => transport.terminateSession(), () => undefined).catch(() => undefined);
+}
+
+/** A call that asks a closed toolkit's connection for a client: nothing was sent. */
+export function closedError(serverName: string): McpToolError {
+  return McpToolError.of("closed", `The toolkit was closed; server '${serverName}' can no longer be called.`, { serverName, outcome: "not_sent" });
 }

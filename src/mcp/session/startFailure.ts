@@ -4,7 +4,8 @@
  * path that does not exist). Named for what it is, with the cause read from its stderr, rather
  * than a connection "closed during the call" that may pass if tried again.
  */
-import type { ExitInfo } from "../../errors/normalize.js";
+import { normalize, type ExitInfo } from "../../errors/normalize.js";
+import type { ClientRequests } from "../call/ClientRequests.js";
 import { McpToolError } from "../../errors/McpToolError.js";
 
 /** The process's own words for the causes a person can fix, each turned into what to do. */
@@ -34,4 +35,16 @@ export function startFailed(serverName: string, exit: ExitInfo, cause: unknown):
     data: { exitCode: exit.exitCode ?? null, signal: exit.signal ?? null, stderr },
     cause,
   });
+}
+
+/**
+ * Why a connect failed, classified once, with what its own client saw: the newest answer's facts
+ * over HTTP, the process's exit over stdio. A stdio process that died on its own during its
+ * connect (not stopped by our timeout) never got a call: it failed to start.
+ */
+export function connectFailure(serverName: string, error: unknown, requests: ClientRequests | undefined, facts: { url: string | undefined; stdio: boolean; lastExit: ExitInfo | undefined }): McpToolError {
+  const response = requests?.takeNewest();
+  const exited = facts.stdio ? requests?.exit : undefined;
+  const seen = normalize(error, { serverName, exit: exited ?? facts.lastExit, notSent: true, ...(facts.url ? { url: facts.url } : {}), ...(response ? { response } : {}) });
+  return exited && seen.reason === "connection_closed" ? startFailed(serverName, exited, error) : seen;
 }
