@@ -1,6 +1,7 @@
 /**
- * The README states every default; these tests read its option tables row by row and compare
- * each with the one place the default is stated, the configuration schema, so the two never drift.
+ * The docs state every default; these tests read their option tables (in docs/, linked from the
+ * README) row by row and compare each with the one place the default is stated, the
+ * configuration schema, so the two never drift.
  */
 import { readFileSync } from "node:fs";
 import type { z } from "zod";
@@ -25,12 +26,14 @@ import { REASONS } from "../src/index.js";
 import { literal } from "./config/literal.js";
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+/** A reference page under docs/. */
+const doc = (file: string) => readFileSync(new URL(`../docs/${file}`, import.meta.url), "utf8");
 
-/** The rows of the Markdown table whose header starts with `firstHeader`, as raw cells. */
-function table(firstHeader: string): string[][] {
-  const lines = readme.split("\n");
+/** The rows of the Markdown table in docs/`file` whose header starts with `firstHeader`, as raw cells. */
+function table(file: string, firstHeader: string): string[][] {
+  const lines = doc(file).split("\n");
   const start = lines.findIndex((l) => l.startsWith(`| ${firstHeader} |`));
-  expect(start, `a README table starting with '${firstHeader}'`).toBeGreaterThanOrEqual(0);
+  expect(start, `a table in docs/${file} starting with '${firstHeader}'`).toBeGreaterThanOrEqual(0);
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith("|")) break;
@@ -81,20 +84,20 @@ function serverOptions(): Documented {
   return out;
 }
 
-const TABLES: [header: string, options: Documented][] = [
-  ["retry option", documented(RetryOptionsSchema.out)],
-  ["breaker option", documented(BreakerOptionsSchema)],
-  ["retry budget option", documented(RetryBudgetOptionsSchema)],
-  ["tool policy option", documented(ToolPolicySchema)],
-  ["toolkit option", documented(McpToolkitConfigSchema, { errors: ErrorOptionsSchema })],
-  ["server option", serverOptions()],
+const TABLES: [file: string, header: string, options: Documented][] = [
+  ["policies.md", "retry option", documented(RetryOptionsSchema.out)],
+  ["policies.md", "breaker option", documented(BreakerOptionsSchema)],
+  ["policies.md", "retry budget option", documented(RetryBudgetOptionsSchema)],
+  ["policies.md", "tool policy option", documented(ToolPolicySchema)],
+  ["configuration.md", "toolkit option", documented(McpToolkitConfigSchema, { errors: ErrorOptionsSchema })],
+  ["configuration.md", "server option", serverOptions()],
 ];
 
 /** `retries` from `` `retries` ``, `shouldRetry` from `` `shouldRetry(error, attempt)` ``, `stderrLines` from `` `stderrLines` (stdio) ``. */
 const optionName = (cell: string) => /^`([^`(]+)/.exec(cell)?.[1] ?? cell;
 
-describe.each(TABLES)("the README's '%s' table", (header, options) => {
-  const rows = table(header).map(([name, defaultCell]) => {
+describe.each(TABLES)("docs/%s: the '%s' table", (file, header, options) => {
+  const rows = table(file, header).map(([name, defaultCell]) => {
     const perKind = /^`([^`(]+)` \((\w+)\)$/.exec(name!);
     const key = perKind && options.has(`${perKind[1]} (${perKind[2]})`) ? `${perKind[1]} (${perKind[2]})` : optionName(name!);
     return [key, defaultCell!] as const;
@@ -112,14 +115,17 @@ describe.each(TABLES)("the README's '%s' table", (header, options) => {
   });
 });
 
-describe("README", () => {
+describe("the README and docs/", () => {
   it("says a tool's timeout comes from its server, else from the toolkit", () => {
-    const [, cell] = table("tool policy option").find(([name]) => optionName(name!) === "timeoutMs")!;
+    const [, cell] = table("policies.md", "tool policy option").find(([name]) => optionName(name!) === "timeoutMs")!;
     expect(cell).toBe(`the server's \`timeoutMs\`, else the toolkit's (\`${DEFAULT_TIMEOUT_MS}\`)`);
   });
 
   it("states wrapTool's defaults as its code applies them", async () => {
-    const paragraph = readme.split("\n").find((l) => l.startsWith("**Other entry points.**"))!;
+    // The paragraph under docs/configuration.md's "## Other entry points".
+    const lines = doc("configuration.md").split("\n");
+    const paragraph = lines[lines.indexOf("## Other entry points") + 2]!;
+    expect(paragraph).toMatch(/^`createMcpTools\(client, options\)`/);
     expect(paragraph).toContain(`\`timeoutMs\` default \`${DEFAULT_TIMEOUT_MS}\``);
     expect(paragraph).toContain("`idempotent` default `false`");
     expect(paragraph).toContain('`errorMode` default `"return"`');
@@ -131,7 +137,7 @@ describe("README", () => {
   });
 
   it("lists every reason of the taxonomy with its defaults", () => {
-    const rows = table("reason").map((r) => r.map((c) => c.replace(/^`|`$/g, "")));
+    const rows = table("errors.md", "reason").map((r) => r.map((c) => c.replace(/^`|`$/g, "")));
     expect(rows.map((r) => r[0])).toEqual(Object.keys(REASONS));
     for (const [reason, kind, transient, outcome] of rows) {
       const info = REASONS[reason as keyof typeof REASONS];

@@ -2,7 +2,7 @@
  * The one configuration schema. The public types are derived from it, `validateConfig` runs
  * it, and every default is stated once (with `.default(...)` and its `@default` tag): here for the
  * toolkit's keys, in servers.ts for a server's, in policies.ts for the policies'; the DEFAULT_*
- * constants and the README's tables are checked against it.
+ * constants and the option tables in docs/ are checked against it.
  *
  * Validation never fills defaults into the user's objects: a tool's policy is resolved from
  * layers (defaults < toolkit < server < tool keys), each overriding only what it sets.
@@ -65,8 +65,7 @@ export const McpToolkitConfigSchema = options({
   /**
    * A catalog from `toolkit.catalog()`: each server with a fresh entry (same version, same
    * identity, ttl not run out) is offered to the model from it, with no request at all, and
-   * connects at its first call; the others connect and list as usual. See the README's
-   * "Catalog cache".
+   * connects at its first call; the others connect and list as usual. See docs/catalog.md.
    */
   catalog: custom<ToolkitCatalog>("a catalog from toolkit.catalog()", isObject).optional(),
   /** Called before a fallback runs; returning `"skip"` keeps the original error. */

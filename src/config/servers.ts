@@ -114,7 +114,7 @@ export interface ServerOptions extends z.input<typeof ServerOptionsSchema> {}
  */
 type Own<S extends z.ZodType> = Omit<z.input<S>, keyof ServerOptions>;
 
-/** The protocol era a connection negotiates; see the README's "Protocol versions". */
+/** The protocol era a connection negotiates; see docs/protocol.md. */
 export type EraSetting = "auto" | "legacy" | "modern";
 const eras = ["auto", "legacy", "modern"] as const;
 

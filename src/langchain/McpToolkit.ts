@@ -132,7 +132,7 @@ export class McpToolkit extends BaseToolkit {
   /**
    * The tools each server listed, with when, for how long they hold and the era learnt, as
    * plain JSON-safe data: hand it to `McpToolkit.connect({ catalog })` to start without
-   * listing. See the README's "Catalog cache". Each entry's `identity` is a slow hash
+   * listing. See docs/catalog.md. Each entry's `identity` is a slow hash
    * (scrypt, some 40 ms), worked out on a server's first export unless connecting needed it.
    */
   catalog(): ToolkitCatalog {

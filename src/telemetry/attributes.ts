@@ -1,5 +1,5 @@
 /**
- * The names our spans, span events and metrics use, in one place, so the README and the tests
+ * The names our spans, span events and metrics use, in one place, so docs/observability.md and the tests
  * read them from here.
  *
  * Semantic-convention names come from the OpenTelemetry GenAI conventions

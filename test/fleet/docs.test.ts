@@ -1,5 +1,5 @@
 /**
- * The README's shared state table, row by row against the one schema, as test/docs.test.ts
+ * docs/shared-state.md's shared state table, row by row against the one schema, as test/docs.test.ts
  * does for the other option tables.
  */
 import { readFileSync } from "node:fs";
@@ -8,12 +8,12 @@ import { defaultsOf } from "../../src/config/index.js";
 import { SharedStateOptionsSchema } from "../../src/config/schema.js";
 import { literal } from "../config/literal.js";
 
-const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const page = readFileSync(new URL("../../docs/shared-state.md", import.meta.url), "utf8");
 
 function rows(firstHeader: string): [string, string][] {
-  const lines = readme.split("\n");
+  const lines = page.split("\n");
   const start = lines.findIndex((l) => l.startsWith(`| ${firstHeader} |`));
-  expect(start, `a README table starting with '${firstHeader}'`).toBeGreaterThanOrEqual(0);
+  expect(start, `a docs/shared-state.md table starting with '${firstHeader}'`).toBeGreaterThanOrEqual(0);
   const out: [string, string][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith("|")) break;
@@ -23,7 +23,7 @@ function rows(firstHeader: string): [string, string][] {
   return out;
 }
 
-describe("the README's 'shared state option' table", () => {
+describe("docs/shared-state.md: the 'shared state option' table", () => {
   const table = rows("shared state option");
   const defaults: Record<string, unknown> = defaultsOf(SharedStateOptionsSchema);
 
@@ -37,7 +37,7 @@ describe("the README's 'shared state option' table", () => {
   });
 
   it("shows a fleet table with real numbers", () => {
-    expect(readme).not.toContain("FLEET_TABLE");
-    expect(readme).toMatch(/\| shared \| \d+ \(0\.\d+×\) \|/);
+    expect(page).not.toContain("FLEET_TABLE");
+    expect(page).toMatch(/\| shared \| \d+ \(0\.\d+×\) \|/);
   });
 });
