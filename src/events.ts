@@ -109,6 +109,19 @@ export interface ProgressEvent {
   toolCallId?: string;
 }
 
+/**
+ * Something in the configuration that works but is probably not what was meant: a tool name
+ * (`toolFilter` pattern, `tools` policy key) that names no tool the servers list. Under
+ * `strict: true` it is an error at `connect()` instead.
+ */
+export interface WarningEvent {
+  type: "warning";
+  /** Where it stands in the configuration, e.g. `tools.serach`. */
+  field: string;
+  /** What is wrong, with the name it probably meant. */
+  message: string;
+}
+
 /** A log message from a server (`notifications/message`), at or above the server's `logLevel`. */
 export interface LogEvent {
   type: "log";
@@ -209,7 +222,8 @@ export type McpEvent =
   | HalfOpenEvent
   | CircuitCloseEvent
   | SharedStateEvent
-  | ServerStatusEvent;
+  | ServerStatusEvent
+  | WarningEvent;
 
 /** What happened; see {@link McpEvent}. */
 export type McpEventType = McpEvent["type"];

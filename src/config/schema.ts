@@ -35,6 +35,13 @@ export const McpToolkitConfigSchema = options({
    */
   onConnectionError: oneOf(["throw", "skip"]).default("throw"),
   /**
+   * Tool names that name no tool are errors: a `toolFilter` pattern that matches none of its
+   * server's tools, or a `tools` policy key that matches no tool of any server, makes `connect()`
+   * reject with an `McpConfigError` naming the field. Otherwise each is a `warning` event.
+   * @default false
+   */
+  strict: flag().default(false),
+  /**
    * Decides, after each server's `toolFilter`, whether the model is offered a tool: `tool` is the
    * MCP tool as its server listed it, `serverName` the server's name. `false` hides it (it may
    * still answer as a fallback); a filter that throws hides it too.

@@ -35,6 +35,7 @@ const CARRIES_TEXT: Readonly<Record<McpEvent["type"], boolean>> = {
   task: true,
   shared_state: true,
   server_status: true,
+  warning: true,
 };
 
 export class Redactor {

@@ -1,5 +1,6 @@
 import { BaseToolkit } from "@langchain/core/tools";
-import { DEFAULT_CLIENT_INFO, DEFAULT_SERVER_OPTIONS, validateConfig, type McpToolkitConfig } from "../config/index.js";
+import { DEFAULT_CLIENT_INFO, DEFAULT_SERVER_OPTIONS, McpConfigError, validateConfig, type McpToolkitConfig } from "../config/index.js";
+import { unmatchedNames } from "./unmatchedNames.js";
 import { INSPECT, Redactor } from "../errors/redactor.js";
 import { redactionOf } from "../config/secrets.js";
 import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType, type ServerStatus } from "../events.js";
@@ -122,11 +123,21 @@ export class McpToolkit extends BaseToolkit {
       if (config.sharedState) toolkit.fleet = (await import("../fleet/FleetState.js")).joinFleet(config.sharedState, config, toolkit.guards, (event) => toolkit.events.emit(event));
       await startFromCatalogs(toolkit.connections, config, toolkit.fleet?.catalogs);
       await toolkit.connects.connectAll([...toolkit.connections.keys()]);
+      toolkit.checkNames();
     } catch (error) {
       await toolkit.close();
       throw error;
     }
     return toolkit;
+  }
+
+  /** Tool names in the configuration that name no tool: `warning` events, or under `strict` the error `connect()` rejects with. */
+  private checkNames(): void {
+    const pending = new Set(this.pendingServers);
+    const listed = new Map([...this.connections].filter(([name]) => !pending.has(name)).map(([name, c]) => [name, c.tools]));
+    const unmatched = unmatchedNames(this.config, listed, this.getTools().map((t) => t.name));
+    if (this.config.strict && unmatched[0]) throw new McpConfigError(unmatched[0].field, unmatched[0].message);
+    for (const { field, message } of unmatched) this.events.emit({ type: "warning", field, message });
   }
 
   /**

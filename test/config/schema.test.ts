@@ -68,6 +68,7 @@ describe("the defaults", () => {
     expect(DEFAULT_TOOLKIT_OPTIONS).toEqual({
       prefixToolNames: false,
       onConnectionError: "throw",
+      strict: false,
       timeoutMs: 30_000,
       maxResultLength: 100_000,
       clientInfo: { name: "langchain-mcp-errors", version: "0.1.0" },

@@ -1,0 +1,55 @@
+/**
+ * Tool names in the configuration that name no tool: a `toolFilter` pattern that matches none of
+ * its server's tools (the server then offers nothing, or hides nothing), or a `tools` policy key
+ * that matches no tool of any server (the policy is never applied). A typo in a tool's name is
+ * otherwise silent, where a typo in an option's name is named with the key it meant.
+ */
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { McpToolkitConfig } from "../config/index.js";
+import { nearest } from "../config/fields.js";
+import { matchingPolicies } from "../policy/resolve.js";
+
+export interface UnmatchedName {
+  /** Where the name stands in the configuration, e.g. `tools.serach` or `servers.files.toolFilter.allow[0]`. */
+  field: string;
+  /** One line: what matched nothing, and the listed tool it probably meant. */
+  message: string;
+}
+
+/**
+ * The names in `config` that match no tool of `listed` (each connected server's tools, by server).
+ * A name about a server not connected yet (an optional one still failing) is not judged: its
+ * tools are unknown. `exposedNames` are the names the model is offered (prefixed or not).
+ */
+export function unmatchedNames(config: McpToolkitConfig, listed: ReadonlyMap<string, readonly Tool[]>, exposedNames: readonly string[]): UnmatchedName[] {
+  const out: UnmatchedName[] = [];
+  const everyTool = [...listed].flatMap(([serverName, tools]) => tools.map((tool) => ({ serverName, mcpName: tool.name })));
+  const allKnown = listed.size === Object.keys(config.servers).length;
+  for (const [serverName, server] of Object.entries(config.servers)) {
+    const tools = listed.get(serverName);
+    if (!tools || !("toolFilter" in server) || !server.toolFilter) continue;
+    for (const list of ["allow", "deny"] as const) {
+      (server.toolFilter[list] ?? []).forEach((pattern, i) => {
+        if (tools.some((tool) => matches(pattern, { serverName, mcpName: tool.name, exposedName: tool.name }))) return;
+        out.push(unmatched(`servers.${serverName}.toolFilter.${list}[${i}]`, pattern, `server '${serverName}' lists no tool it matches`, tools.map((t) => t.name)));
+      });
+    }
+  }
+  for (const key of Object.keys(config.tools ?? {})) {
+    const server = key.includes("/") ? key.slice(0, key.indexOf("/")) : undefined;
+    // A key for a server whose tools are not known yet, or (unqualified) while any server's are not, is not judged.
+    if (server ? !listed.has(server) : !allKnown) continue;
+    const hit = everyTool.some((t) => matches(key, { ...t, exposedName: t.mcpName })) || exposedNames.some((name) => matches(key, { serverName: "", mcpName: name, exposedName: name }));
+    if (!hit) out.push(unmatched(`tools.${key}`, key, "no server lists a tool it matches: its policy is never applied", [...exposedNames, ...everyTool.map((t) => `${t.serverName}/${t.mcpName}`)]));
+  }
+  return out;
+}
+
+function matches(pattern: string, tool: { serverName: string; mcpName: string; exposedName: string }): boolean {
+  return matchingPolicies({ [pattern]: {} }, tool).length > 0;
+}
+
+function unmatched(field: string, pattern: string, why: string, known: readonly string[]): UnmatchedName {
+  const meant = pattern.includes("*") ? undefined : nearest(pattern, [...new Set(known)]);
+  return { field, message: `'${pattern}' matches no tool: ${why}${meant ? `; did you mean "${meant}"?` : "."}` };
+}
