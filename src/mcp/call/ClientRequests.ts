@@ -6,7 +6,7 @@
  * request of another client (an old session's late 404, its clean-up, its headers), and it all
  * goes with the client it belongs to.
  */
-import type { Transport } from "@modelcontextprotocol/client";
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import type { ExitInfo, HttpResponseFacts } from "../../errors/normalize.js";
 import { McpToolError } from "../../errors/McpToolError.js";
 import { StreamLostError } from "../session/connectionEnds.js";
@@ -21,6 +21,8 @@ export interface Abortable {
 /** One request written by this client: what ends it is its attempt's scope. */
 export interface SentRequest {
   readonly scope: Abortable;
+  /** Hears the request's `notifications/progress`, where its call listens. */
+  readonly onprogress?: ((progress: unknown) => void) | undefined;
 }
 
 /**
@@ -96,6 +98,24 @@ export class ClientRequests implements TransportProbe {
     const newest = [...this.responses.values()].at(-1);
     this.responses.clear();
     return newest;
+  }
+
+  /**
+   * A message this client read: a progress notification for one of its requests whose call
+   * listens is delivered here, at once, in the order the messages arrived (true: the SDK is not
+   * to see it). Read before the SDK's own dispatch, which runs a notification's handler a microtask
+   * after a response read in the same chunk, by when the response has removed it: the last
+   * progress of a call (n of n) was lost that way, over stdio most of the time.
+   */
+  progressed(message: JSONRPCMessage): boolean {
+    if (!("method" in message) || message.method !== "notifications/progress") return false;
+    const params = (message as { params?: Record<string, unknown> }).params;
+    const token = params?.progressToken;
+    const request = typeof token === "number" ? this.sent.get(token) : undefined;
+    if (!request?.onprogress || !params) return false;
+    const { progressToken: _token, _meta: _unused, ...progress } = params;
+    request.onprogress(progress);
+    return true;
   }
 
   /** Aborts every request of this client that waits for an answer, with `reason`. */

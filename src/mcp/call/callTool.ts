@@ -156,6 +156,8 @@ export class TrackedAttempt implements AttemptFacts, RequestIds, SentRequest {
   abortedBeforeSend = false;
   /** Did the attempt run as a task (its result read outside the SDK's callTool)? */
   viaTask = false;
+  /** Hears the progress of the attempt's requests, from its client's record (SentRequest). */
+  onprogress?: (progress: unknown) => void;
   /** The ids of the attempt's requests before the latest (`id`): input rounds send several. */
   private earlierIds: number[] | undefined;
 
@@ -214,12 +216,25 @@ function callOptions(facts: TrackedAttempt, client: AnyClient): CallOptions {
   const options: CallOptions = { signal: scope.requestSignal, timeout: target.sdkTimeoutMs };
   if (facts.headers) options.headers = facts.headers;
   // Only our own transports report request ids (a user's client keeps its transport as it is).
-  if (tagsRequests(transportOf(client))) options.onresumptiontoken = requestMark(facts);
+  const ours = tagsRequests(transportOf(client));
+  if (ours) options.onresumptiontoken = requestMark(facts);
   const { toolDefinition } = target.connection.catalog.callOptionsFor(target.mcpName);
   if (toolDefinition) options.toolDefinition = toolDefinition;
   const progress = progressOptions(target, scope, facts.progress);
-  if (progress.onprogress) options.onprogress = progress.onprogress;
-  if (progress.resetTimeoutOnProgress) options.resetTimeoutOnProgress = true;
+  if (!progress.onprogress) return options;
+  if (!ours) {
+    options.onprogress = progress.onprogress;
+    if (progress.resetTimeoutOnProgress) options.resetTimeoutOnProgress = true;
+    return options;
+  }
+  // Our client's own record hears the call's progress, in the order the messages arrived
+  // (ClientRequests.progressed): the SDK dispatches a notification a microtask after it reads it
+  // but a response at once, so the last progress read together with the result was lost. The SDK
+  // is asked only to send a progress token; our timer, not its backstop, bounds a call kept alive
+  // by progress.
+  facts.onprogress = progress.onprogress;
+  options.onprogress = NO_OP;
+  if (progress.resetTimeoutOnProgress) options.timeout = SDK_NEVER_MS;
   return options;
 }
 
@@ -236,6 +251,9 @@ function recoverOrReject(error: unknown, facts: TrackedAttempt): Promise<CallToo
 }
 
 const NO_PROGRESS: Pick<CallOptions, "onprogress" | "resetTimeoutOnProgress"> = Object.freeze({});
+const NO_OP = (): void => {};
+/** The SDK's timer for a call that progress keeps alive: the longest Node allows; our scope bounds the call. */
+const SDK_NEVER_MS = 2 ** 31 - 1;
 
 /**
  * Who hears a call's progress: our timer (reset by it, when the policy says so; the SDK's backstop

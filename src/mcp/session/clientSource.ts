@@ -99,6 +99,11 @@ export class OwnClient implements ClientSource {
     const requests = new ClientRequests(this.onEventStreamLost);
     attempt.requests = requests;
     const { client, transport } = await this.connect(attempt, requests);
+    // Ahead of the client's own dispatch (which it set when it connected): see ClientRequests.progressed.
+    const dispatch = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if (!requests.progressed(message)) dispatch?.(message, extra);
+    };
     let current = false;
     // A quarter of the connect timeout, at most 2 s: a server slow to acknowledge the stream
     // delays the connect that long, then the toolkit goes on without live lists.
