@@ -102,6 +102,15 @@ const serverOptions = {
    * @default 0
    */
   catalogTtlMs: number({ integer: true }).default(0),
+  /**
+   * How old an entry of a catalog you hand to `McpToolkit.connect({ catalog })` may be, in
+   * milliseconds, and still be used, when its server gave no `ttlMs` of its own (every 2025-era
+   * server): the exported list is offered at once, and a tool the server dropped since answers
+   * `tool_not_found`, which lists again. A server's own `ttlMs` (0 included) wins; `catalogTtlMs`
+   * wins where it is longer. 0 never uses such an entry.
+   * @default 3600000
+   */
+  catalogMaxAgeMs: number({ integer: true, min: 0 }).default(3_600_000),
 };
 
 /** What every kind of server takes. */

@@ -121,7 +121,7 @@ export class McpToolkit extends BaseToolkit {
       // hold each server's identity, a slow hash: worked out first, off the event loop.
       if (config.sharedState) await identitiesReady(Object.values(config.servers));
       if (config.sharedState) toolkit.fleet = (await import("../fleet/FleetState.js")).joinFleet(config.sharedState, config, toolkit.guards, (event) => toolkit.events.emit(event));
-      await startFromCatalogs(toolkit.connections, config, toolkit.fleet?.catalogs);
+      await startFromCatalogs(toolkit.connections, config, toolkit.fleet?.catalogs, (field, message) => toolkit.events.emit({ type: "warning", field, message }));
       await toolkit.connects.connectAll([...toolkit.connections.keys()]);
       toolkit.checkNames();
     } catch (error) {

@@ -5,7 +5,7 @@
  * with no request at all; its first call connects it. Entries are checked here, once: the
  * format, the server's identity (its URL or command and credentials), the ttl, the scope.
  */
-import type { McpToolkitConfig, ServerConfig } from "../config/index.js";
+import { DEFAULT_SERVER_OPTIONS, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
 import { asServerCatalog, CATALOG_VERSION, catalogEntries, remainingMs, type Listing, type ServerCatalog, type ToolkitCatalog } from "../mcp/session/catalogCache.js";
 import type { Connection } from "../mcp/session/Connection.js";
 import { credentialHash, identitiesReady } from "../mcp/session/serverIdentity.js";
@@ -23,7 +23,13 @@ export interface SharedCatalogs {
  * fleet's; and, with a fleet, keeps every listing read from now on there (stdio servers'
  * excepted). Servers left unseeded connect and list as usual.
  */
-export async function startFromCatalogs(connections: ReadonlyMap<string, Connection>, config: McpToolkitConfig, shared: SharedCatalogs | undefined): Promise<void> {
+export async function startFromCatalogs(
+  connections: ReadonlyMap<string, Connection>,
+  config: McpToolkitConfig,
+  shared: SharedCatalogs | undefined,
+  /** Told why an entry of `config.catalog` is not used (a `warning` event). */
+  warn: (field: string, message: string) => void = () => {},
+): Promise<void> {
   const given = catalogEntries(config.catalog);
   await Promise.all(
     [...connections].map(async ([name, connection]) => {
@@ -36,8 +42,11 @@ export async function startFromCatalogs(connections: ReadonlyMap<string, Connect
       await identitiesReady([server]);
       const identity = credentialHash(server);
       if (fleet) connection.catalog.onListed = (listing) => keep(fleet, name, server, { ...listing, identity });
-      const entry = usable(given[name], identity) ?? (fleet ? usable(await fleet.read(name, server), identity, server) : undefined);
-      if (entry) connection.seed(entry);
+      const maxAgeMs = server.catalogMaxAgeMs ?? DEFAULT_SERVER_OPTIONS.catalogMaxAgeMs;
+      const why = given[name] === undefined ? undefined : unusable(given[name], identity, maxAgeMs);
+      if (why) warn(`catalog.servers.${name}`, `The catalog's entry for server '${name}' is not used, ${why}; the server is listed as usual.`);
+      const entry = (why ? undefined : asServerCatalog(given[name])) ?? (fleet ? usable(await fleet.read(name, server), identity, server) : undefined);
+      if (entry) connection.seed(why ? entry : { ...entry, ttlMs: heldFor(entry, maxAgeMs) });
     }),
   );
 }
@@ -52,6 +61,26 @@ export function exportCatalog(connections: ReadonlyMap<string, Connection>, conf
     servers[name] = structuredClone({ ...listing, identity: credentialHash(server) });
   }
   return { version: CATALOG_VERSION, servers };
+}
+
+/**
+ * How long an entry handed to `connect({ catalog })` holds: its server's own ttl where it gave
+ * one (0 included), else the longer of the config's ttl and `catalogMaxAgeMs`.
+ */
+function heldFor(entry: Listing, maxAgeMs: number): number {
+  return entry.ttlFromServer === true ? entry.ttlMs : Math.max(entry.ttlMs, maxAgeMs);
+}
+
+/** Why an entry handed to `connect({ catalog })` cannot be used by this server, or undefined when it can. */
+function unusable(value: unknown, identity: string, maxAgeMs: number): string | undefined {
+  const entry = asServerCatalog(value);
+  if (!entry) return "as it is not a catalog entry of this version (export it again with toolkit.catalog())";
+  if (entry.identity !== identity) return "as the server's URL or command, headers or environment changed since it was exported";
+  if (remainingMs({ ...entry, ttlMs: heldFor(entry, maxAgeMs) }) > 0) return undefined;
+  const age = Math.round((Date.now() - entry.listedAt) / 60_000);
+  return entry.ttlFromServer === true
+    ? `as the server said its list holds ${entry.ttlMs} ms, and it was listed ${age} min ago`
+    : `as it was listed ${age} min ago, longer ago than the server's catalogMaxAgeMs (${maxAgeMs} ms)`;
 }
 
 /**

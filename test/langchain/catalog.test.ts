@@ -210,3 +210,48 @@ describe("McpToolkit.connect({ catalog })", () => {
     expect((await replyOf(toolkit.getTool("echo"), { text: "x" })).error).toMatchObject({ reason: "connection_refused", outcome: "not_sent" });
   });
 });
+
+describe("a catalog handed to connect() with default settings", () => {
+  const warningsOf = (events: McpEvent[]) => events.filter((e) => e.type === "warning");
+
+  it("starts a 2025-era server from it (its server gave no ttl) when it is younger than catalogMaxAgeMs: no listing", async () => {
+    const server = later(await startCatalogServer({ tools: 2 }));
+    const config = http(server, { era: "legacy" });
+    const catalog = await catalogOf({ s: config }, server);
+    expect(catalog.servers.s!.ttlMs).toBe(0);
+    const events: McpEvent[] = [];
+    const toolkit = later(await McpToolkit.connect({ servers: { s: config }, catalog, onEvent: (e) => events.push(e) }));
+    expect(requests(server)).toBe(0);
+    expect((await replyOf(toolkit.getTool("tool_1"), { text: "x" })).content).toBe("tool_1: x");
+    expect(server.count("tools/list")).toBe(0);
+    expect(warningsOf(events)).toEqual([]);
+  });
+
+  it("lists as usual, with a warning saying why, when the entry is older than catalogMaxAgeMs", async () => {
+    const server = later(await startCatalogServer({ tools: 2 }));
+    const config = http(server, { era: "legacy" });
+    const catalog = await catalogOf({ s: config }, server);
+    catalog.servers.s!.listedAt -= 2 * 3_600_000;
+    const events: McpEvent[] = [];
+    later(await McpToolkit.connect({ servers: { s: config }, catalog, onEvent: (e) => events.push(e) }));
+    expect(server.count("tools/list")).toBe(1);
+    expect(warningsOf(events)).toEqual([{ type: "warning", field: "catalog.servers.s", message: expect.stringMatching(/listed 120 min ago, longer ago than the server's catalogMaxAgeMs \(3600000 ms\)/) }]);
+  });
+
+  it("follows a 2026-07-28 server that says its list holds 0 ms, and says so", async () => {
+    const server = later(await startCatalogServer({ tools: 1, ttlMs: 0 }));
+    const catalog = await catalogOf({ s: http(server) }, server);
+    const events: McpEvent[] = [];
+    later(await McpToolkit.connect({ servers: { s: http(server) }, catalog, onEvent: (e) => events.push(e) }));
+    expect(server.count("tools/list")).toBe(1);
+    expect(warningsOf(events)[0]).toMatchObject({ field: "catalog.servers.s", message: expect.stringContaining("the server said its list holds 0 ms") });
+  });
+
+  it("warns when the entry was exported under other credentials", async () => {
+    const server = later(await startCatalogServer({ tools: 1 }));
+    const catalog = await catalogOf({ s: http(server, { headers: { authorization: "Bearer one" } }) }, server);
+    const events: McpEvent[] = [];
+    later(await McpToolkit.connect({ servers: { s: http(server, { headers: { authorization: "Bearer two" } }) }, catalog, onEvent: (e) => events.push(e) }));
+    expect(warningsOf(events)[0]).toMatchObject({ field: "catalog.servers.s", message: expect.stringContaining("headers or environment changed") });
+  });
+});

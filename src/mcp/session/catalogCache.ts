@@ -25,6 +25,8 @@ export interface ServerCatalog {
    * entry is stale at once and a toolkit given it lists the server as usual.
    */
   ttlMs: number;
+  /** Did the server give `ttlMs` itself (2026-07-28), rather than the config's `catalogTtlMs` standing in? */
+  ttlFromServer?: boolean;
   /** The result's `cacheScope`; `"private"` when it says none. A private list is kept for one set of credentials. */
   cacheScope: "public" | "private";
   /** The protocol version the listing connection spoke. */
@@ -68,6 +70,7 @@ export async function readListing(client: AnyClient, fallbackTtlMs: number): Pro
   return {
     tools: result.tools as Tool[],
     ttlMs: boundedTtl(typeof ttlMs === "number" ? ttlMs : fallbackTtlMs),
+    ...(typeof ttlMs === "number" ? { ttlFromServer: true } : {}),
     cacheScope: cacheScope === "public" ? "public" : "private",
     ...facts,
   };
