@@ -19,6 +19,7 @@ import {
   ServerOptionsSchema,
   SseServerConfigSchema,
   StdioServerConfigSchema,
+  ThrottleOptionsSchema,
   ToolPolicySchema,
 } from "../src/config/index.js";
 import { REASONS } from "../src/index.js";
@@ -85,6 +86,7 @@ const TABLES: [header: string, options: Documented][] = [
   ["retry option", documented(RetryOptionsSchema.out)],
   ["breaker option", documented(BreakerOptionsSchema)],
   ["retry budget option", documented(RetryBudgetOptionsSchema)],
+  ["throttle option", documented(ThrottleOptionsSchema)],
   ["tool policy option", documented(ToolPolicySchema)],
   ["toolkit option", documented(McpToolkitConfigSchema, { errors: ErrorOptionsSchema })],
   ["server option", serverOptions()],

@@ -151,13 +151,16 @@ export class Throttle {
     const now = this.now();
     if (error.retryAfterMs !== undefined && error.retryAfterMs > 0) this.pausedUntil = Math.max(this.pausedUntil, now + error.retryAfterMs);
     if (epoch === this.epoch) {
-      this.refill(now);
+      // The tokens earned at the old rate are kept, up to what the bucket holds at the new one.
+      if (this.active) this.refill(now);
+      else [this.tokens, this.refilledAt] = [1, now];
       const current = this.active ? this.rateAt(now) : Number.POSITIVE_INFINITY;
       this.wMax = Math.max(this.options.minRate, Math.min(current, this.busiestSecond(now)));
       this.k = Math.cbrt((this.wMax * (1 - this.options.beta)) / this.options.scale);
       this.cutAt = now;
       this.epoch++;
       this.active = true;
+      this.tokens = Math.min(this.tokens, Math.max(1, this.rateAt(now) / 50));
       this.failLate(now);
     }
     this.schedule();
