@@ -119,14 +119,17 @@ export class LimitedHttpServer {
   private build(): McpServer {
     const server = new McpServer({ name: "limited", version: "1.0.0" });
     const latencyMs = this.latencyMs;
-    server.registerTool(
-      "search",
-      { description: "Searches; the server admits a limited number of calls a second.", inputSchema: { q: z.string() }, annotations: { readOnlyHint: true } },
-      async ({ q }) => {
-        if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
-        return { content: [{ type: "text" as const, text: `found ${q}` }] };
-      },
-    );
+    // Two tools alike, so that a test can give one of them another policy (a shorter timeout).
+    for (const name of ["search", "lookup"]) {
+      server.registerTool(
+        name,
+        { description: "Searches; the server admits a limited number of calls a second.", inputSchema: { q: z.string() }, annotations: { readOnlyHint: true } },
+        async ({ q }) => {
+          if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+          return { content: [{ type: "text" as const, text: `found ${q}` }] };
+        },
+      );
+    }
     return server;
   }
 }
