@@ -81,4 +81,29 @@ describe("the throttle against a server limited to 20 calls a second", () => {
     // At once: the turn was over a second away. Generous for a loaded machine.
     expect(tookMs).toBeLessThan(500);
   }, 30_000);
+
+  it("ends every wait for a turn at once on close(): the waiting calls settle as closed, unsent", async () => {
+    const server = await startLimitedServer({ perSecond: 20 });
+    cleanups.push(() => server.close());
+    const toolkit = await limitedToolkit(server, { throttle: true });
+    const replies: ToolMessage[] = [];
+    let closing = false;
+    const callers = Promise.all(
+      Array.from({ length: CALLERS }, async () => {
+        while (!closing) replies.push(await call(toolkit, "search"));
+      }),
+    );
+    // Past the first contact and its Retry-After: about 30 calls wait for their turn.
+    await new Promise((resolve) => setTimeout(resolve, 1800));
+    const before = replies.length;
+    closing = true;
+    const started = performance.now();
+    await toolkit.close();
+    await callers;
+    expect(performance.now() - started).toBeLessThan(1000);
+    const closed = replies.slice(before).filter((r) => r.status === "error" && (r.artifact as McpToolErrorJSON).reason === "closed");
+    // At 14 to 20 calls a second, most of the 32 were still waiting; a turn takes over a second.
+    expect(closed.length).toBeGreaterThan(CALLERS / 2);
+    for (const reply of closed) expect((reply.artifact as McpToolErrorJSON).outcome).toBe("not_sent");
+  }, 30_000);
 });
