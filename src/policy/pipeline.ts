@@ -73,7 +73,7 @@ function runCall<T, I>(spec: PipelineSpec<T, I>, signal: AbortSignal | undefined
  * One call's state. A class, not closures over `runCall`'s variables: its stages are methods,
  * shared by every call, so a call in flight holds one object instead of a closure per stage.
  * Every attempt, the first and each retry, takes the same way: the server's Retry-After, its
- * breaker, then the attempt under its own scope.
+ * throttle (when it has one), its breaker, then the attempt under its own scope.
  */
 class PipelineCall<T, I> {
   /** When the call began: its duration, and the retry policy's `maxRetryTime` counts from it. */
