@@ -22,6 +22,10 @@ export const GOALS = {
   restartP50Ms: 100,
   /** Building 1,000 tools with 200 glob policies (connect + getTools), in ms. */
   buildMs: 50,
+  /** Issue 34: against a rate-limited server, the 429s with `throttle: true` at most this share of those without. */
+  throttleRejectedShare: 0.1,
+  /** ... while completing at least this share of the calls completed without. */
+  throttleCompletedShare: 0.9,
 } as const;
 
 /** A time ratio, paired round by round, that must hold for the batch medians and the batch means alike. */

@@ -32,6 +32,8 @@ export interface BenchPlan {
   connect: { trials: number };
   /** Rounds of cold-against-catalog starts, per setting. */
   catalog: { rounds: number };
+  /** Callers and seconds per subject against the rate-limited server. */
+  throttle: { callers: number; seconds: number };
   /** The whole run is stopped (and reported as failed) past this, in ms. */
   watchdogMs: number;
 }
@@ -63,6 +65,7 @@ export function planFor(argv: readonly string[]): BenchPlan {
     heap: pick({ rounds: 2, inFlight: 300 }, { rounds: 4, inFlight: 600 }),
     connect: { trials: pick(5, 16) },
     catalog: { rounds: pick(6, 20) },
+    throttle: { callers: 64, seconds: pick(3, 10) },
     // --watchdog=SECONDS: on a machine loaded by other work every section runs longer.
     watchdogMs: watchdogS === undefined ? pick(240_000, 12 * 60_000) : watchdogS * 1000,
   };

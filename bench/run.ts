@@ -23,6 +23,7 @@ import { microBench } from "./sections/micro.js";
 import { recovery } from "./sections/recovery.js";
 import { httpRestart } from "./sections/restart.js";
 import { successPath } from "./sections/success.js";
+import { throttled } from "./sections/throttle.js";
 import { throughput } from "./sections/throughput.js";
 import { childPids } from "./servers.js";
 import { renderSvg } from "./svg.js";
@@ -89,6 +90,7 @@ async function main(): Promise<void> {
     ["heap", heapPerCall],
     ["connect", connectTimes],
     ["catalog", catalogStart],
+    ["throttle", throttled],
   ];
   const steps = only ? all.filter(([name]) => only.includes(name)) : all;
   try {

@@ -26,6 +26,7 @@ export {
   DEFAULT_RECONNECT,
   DEFAULT_RETRY,
   DEFAULT_RETRY_BUDGET,
+  DEFAULT_THROTTLE,
   DEFAULT_STDERR_LINES,
   DEFAULT_TIMEOUT_MS,
 } from "./config/index.js";
@@ -43,6 +44,7 @@ export type {
   StdioServerConfig,
   ToolPolicy,
   RetryBudgetOptions,
+  ThrottleOptions,
   SharedStateOptions,
   RedisClientLike,
   EraSetting,

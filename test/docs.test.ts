@@ -20,6 +20,7 @@ import {
   ServerOptionsSchema,
   SseServerConfigSchema,
   StdioServerConfigSchema,
+  ThrottleOptionsSchema,
   ToolPolicySchema,
 } from "../src/config/index.js";
 import { REASONS } from "../src/index.js";
@@ -88,6 +89,7 @@ const TABLES: [file: string, header: string, options: Documented][] = [
   ["policies.md", "retry option", documented(RetryOptionsSchema.out)],
   ["policies.md", "breaker option", documented(BreakerOptionsSchema)],
   ["policies.md", "retry budget option", documented(RetryBudgetOptionsSchema)],
+  ["policies.md", "throttle option", documented(ThrottleOptionsSchema)],
   ["policies.md", "tool policy option", documented(ToolPolicySchema)],
   ["configuration.md", "toolkit option", documented(McpToolkitConfigSchema, { errors: ErrorOptionsSchema })],
   ["configuration.md", "server option", serverOptions()],

@@ -13,6 +13,7 @@ import {
   RetryOptionsSchema,
   ServerOptionsSchema,
   StdioServerConfigSchema,
+  ThrottleOptionsSchema,
   ToolPolicySchema,
 } from "./schema.js";
 
@@ -29,6 +30,7 @@ export {
   ServerOptionsSchema,
   SseServerConfigSchema,
   StdioServerConfigSchema,
+  ThrottleOptionsSchema,
   ToolPolicySchema,
 } from "./schema.js";
 export type {
@@ -51,6 +53,7 @@ export type {
   ServerOptions,
   SseServerConfig,
   StdioServerConfig,
+  ThrottleOptions,
   ToolPolicy,
   ToolFilter,
 } from "./schema.js";
@@ -82,6 +85,8 @@ export const DEFAULT_RETRY = defaultsOf(RetryOptionsSchema.out);
 export const DEFAULT_BREAKER = defaultsOf(BreakerOptionsSchema);
 /** What an empty retry budget configuration means. */
 export const DEFAULT_RETRY_BUDGET = defaultsOf(RetryBudgetOptionsSchema);
+/** What an empty throttle configuration (or `throttle: true`) means. */
+export const DEFAULT_THROTTLE = defaultsOf(ThrottleOptionsSchema);
 /** What an empty reconnect configuration means. */
 export const DEFAULT_RECONNECT = defaultsOf(ReconnectOptionsSchema);
 /** A server's defaults: `trustAnnotations`, `connectTimeoutMs`, `exposeTools`, `required`, `maxInputRounds`, `catalogTtlMs`. */

@@ -109,6 +109,28 @@ export const RetryBudgetOptionsSchema = options({
 });
 export interface RetryBudgetOptions extends z.input<typeof RetryBudgetOptionsSchema> {}
 
+/**
+ * A server's adaptive send rate, as in AWS's adaptive retry mode: off until the server first
+ * answers `rate_limited` (a 429, a JSON-RPC rate-limit error); from then on every attempt to it
+ * takes a token from a bucket whose fill rate is cut to `beta` of the rate it was sending at on
+ * each such answer, and grows back along a CUBIC curve (`scale`). A call that may wait for its
+ * token within its timeout waits; any other fails at once, `rate_limited`, unsent.
+ */
+export const ThrottleOptionsSchema = options({
+  /** The share of its send rate the client keeps after a rate-limited answer (CUBIC's β). @default 0.7 */
+  beta: number({ max: 1 }).default(0.7),
+  /** How fast the rate grows back after a cut, in calls per second per second cubed (CUBIC's C). @default 0.4 */
+  scale: number().default(0.4),
+  /** The lowest rate a cut may leave, in calls per second. @default 0.5 */
+  minRate: number().default(0.5),
+  /** Set to false to turn the throttle off (a server's `false` over the toolkit's). @default true */
+  enabled: flag().default(true),
+});
+export interface ThrottleOptions extends z.input<typeof ThrottleOptionsSchema> {}
+
+/** `throttle: true` turns the throttle on with its defaults; an object sets its fields. */
+export const ThrottleSettingSchema = z.union([flag(), ThrottleOptionsSchema]);
+
 /** Reconnection after a closed connection, an exited process or an expired session. */
 export const ReconnectOptionsSchema = options({
   /** Reconnect automatically before the next call. @default true */

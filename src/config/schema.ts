@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { ToolkitCatalog } from "../mcp/session/catalogCache.js";
 import type { AfterToolCallHook, BeforeToolCallHook } from "./interception.js";
 import type { McpEventListener } from "../events.js";
-import { BreakerOptionsSchema, ErrorOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema, ToolPolicySchema, type BeforeFallback } from "./policies.js";
+import { BreakerOptionsSchema, ErrorOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema, ThrottleSettingSchema, ToolPolicySchema, type BeforeFallback } from "./policies.js";
 import { SharedStateOptionsSchema } from "./sharedState.js";
 import { custom, describe, expected, flag, fn, isObject, nonEmptyText, number, oneOf, options, text } from "./fields.js";
 import { ServerConfigSchema, type ToolFilter } from "./servers.js";
@@ -55,6 +55,8 @@ export const McpToolkitConfigSchema = options({
   breaker: BreakerOptionsSchema.optional(),
   /** The retry budget for every server, under a server's own. */
   retryBudget: RetryBudgetOptionsSchema.optional(),
+  /** The adaptive send rate for every server (`true`, or its options), under a server's own. Off unless set. */
+  throttle: ThrottleSettingSchema.optional(),
   /** Per-attempt timeout for every tool, in milliseconds, under server and tool policies. @default 30000 */
   timeoutMs: number({ min: 1 }).default(30_000),
   /**

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { isReason, type Reason } from "../errors/reasons.js";
 import type { AnyClient } from "../mcp/session/clients.js";
 import type { InputHandler } from "../mcp/call/input.js";
-import { BreakerOptionsSchema, ReconnectOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema } from "./policies.js";
+import { BreakerOptionsSchema, ReconnectOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema, ThrottleSettingSchema } from "./policies.js";
 import { custom, expected, flag, fn, httpUrl, isObject, nonEmptyText, number, oneOf, options, stringArray, stringRecord, text } from "./fields.js";
 
 /** Decides whether the model is offered a server's tool; see the toolkit's `filter`. */
@@ -42,6 +42,8 @@ const serverOptions = {
   breaker: BreakerOptionsSchema.optional(),
   /** This server's retry budget, over the toolkit's. */
   retryBudget: RetryBudgetOptionsSchema.optional(),
+  /** This server's adaptive send rate after rate-limited answers (`true`, or its options), over the toolkit's. Off unless set. */
+  throttle: ThrottleSettingSchema.optional(),
   /** Reconnection after the connection is lost; a `client` you connected is never reconnected. */
   reconnect: ReconnectOptionsSchema.optional(),
   /**

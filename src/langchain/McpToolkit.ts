@@ -13,6 +13,7 @@ import type { ToolkitGuards } from "../policy/pipeline.js";
 import { Bulkhead } from "../policy/Bulkhead.js";
 import { RetryAfterGate } from "../policy/RetryAfterGate.js";
 import { RetryBudget } from "../policy/RetryBudget.js";
+import { throttleFor } from "../policy/Throttle.js";
 import type { ResolvedPolicy } from "../policy/resolve.js";
 import { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
 import type { ToolRuntime } from "./toolCall.js";
@@ -69,6 +70,7 @@ export class McpToolkit extends BaseToolkit {
     const emit = (event: McpEvent) => this.events.emit(event);
     const clientInfo = config.clientInfo ?? DEFAULT_CLIENT_INFO;
     for (const [name, server] of Object.entries(config.servers)) {
+      const throttle = throttleFor(name, config.throttle, server.throttle);
       const connection: Connection = new Connection(name, server, clientInfo, (event) => {
         if (event.type === "reconnect") this.connects.reconnected(name);
         emit(event);
@@ -81,6 +83,7 @@ export class McpToolkit extends BaseToolkit {
         budget: new RetryBudget({ ...config.retryBudget, ...server.retryBudget }),
         listening: connection.listening,
         closing: connection.closingSignal,
+        ...(throttle ? { throttle } : {}),
         ...(server.maxConcurrent !== undefined ? { bulkhead: new Bulkhead(name, server.maxConcurrent, server.maxQueue ?? Number.POSITIVE_INFINITY) } : {}),
       });
     }

@@ -7,12 +7,13 @@ import { cancelled, either, type CallContext } from "./abort.js";
 import type { Bulkhead } from "./Bulkhead.js";
 import type { CircuitBreaker } from "./CircuitBreaker.js";
 import { runWithFallback, type Fallback, type WithFallback } from "./FallbackPolicy.js";
+import type { ServerGuards } from "./guards.js";
 import type { ResolvedPolicy } from "./resolve.js";
-import type { RetryAfterGate } from "./RetryAfterGate.js";
-import type { RetryBudget } from "./RetryBudget.js";
 import { retriesAfterFirst, retryAfterFirst, type RetryHooks } from "./RetryPolicy.js";
 import { AttemptScope } from "./TimeoutPolicy.js";
 import { begin } from "./chain.js";
+
+export type { ServerGuards, ToolkitGuards } from "./guards.js";
 
 /**
  * One attempt at the call, under its scope: `scope.signal` aborts on our timeout or the
@@ -31,24 +32,6 @@ export interface Instrumentation {
   call<T>(context: CallContext, run: () => Promise<T>): Promise<T>;
   attempt<T>(context: CallContext, attemptNumber: number, run: (meta: Record<string, string> | undefined) => Promise<T>): Promise<T>;
 }
-
-/** What protects one server from its callers: each is consulted before every attempt. */
-export interface ServerGuards {
-  breaker?: CircuitBreaker;
-  /** The server's own Retry-After, kept for all its calls. */
-  gate?: RetryAfterGate;
-  /** Caps the retries to the server: a token bucket that a burst draws on and a storm empties. */
-  budget?: RetryBudget;
-  /** Limits the server's calls in flight; unset, no limit. */
-  bulkhead?: Bulkhead;
-  /** Resolves `true` once a server that refused the connection listens again within `ms` (see ListenWatch). */
-  listening?: (ms: number) => Promise<boolean>;
-  /** Aborts with a ToolkitClosedError when the toolkit closes: it ends every wait of the call as `closed`. */
-  closing?: AbortSignal;
-}
-
-/** A toolkit server's guards: a breaker, a Retry-After gate and a retry budget always; a bulkhead when configured. */
-export type ToolkitGuards = Required<Pick<ServerGuards, "breaker" | "gate" | "budget">> & Pick<ServerGuards, "bulkhead" | "listening" | "closing">;
 
 /** Everything one call runs under. The same pipeline serves McpToolkit's tools and `wrapTool`. */
 export interface PipelineSpec<T, I = undefined> {
@@ -70,7 +53,7 @@ export interface PipelineSpec<T, I = undefined> {
 
 /**
  * One call through the policies, outermost first: fallback → retry → the server's guards
- * (its Retry-After, its circuit breaker) → timeout → the attempt. The guards are consulted
+ * (its Retry-After, its throttle, its circuit breaker) → timeout → the attempt. The guards are consulted
  * before every attempt, so a circuit that opens during a call's retries stops them, and a
  * half-open test is a single attempt. The caller's signal and the toolkit's close reach every
  * stage, so either settles the call at once wherever it waits (`cancelled`, `closed`). Rejects
@@ -90,7 +73,7 @@ function runCall<T, I>(spec: PipelineSpec<T, I>, signal: AbortSignal | undefined
  * One call's state. A class, not closures over `runCall`'s variables: its stages are methods,
  * shared by every call, so a call in flight holds one object instead of a closure per stage.
  * Every attempt, the first and each retry, takes the same way: the server's Retry-After, its
- * breaker, then the attempt under its own scope.
+ * throttle (when it has one), its breaker, then the attempt under its own scope.
  */
 class PipelineCall<T, I> {
   /** When the call began: its duration, and the retry policy's `maxRetryTime` counts from it. */
@@ -179,8 +162,14 @@ class PipelineCall<T, I> {
     this.attempts = n;
     const gate = this.spec.guards?.gate;
     // Checked without an await: most attempts meet no wait.
-    if (gate && gate.remainingMs > 0) return gate.pass(this.spec.policy.retry.maxTimeout, this.waitSignal, this.spec.context).then(() => this.guarded(n));
-    return this.guarded(n);
+    if (gate && gate.remainingMs > 0) return gate.pass(this.spec.policy.retry.maxTimeout, this.waitSignal, this.spec.context).then(() => this.paced(n));
+    return this.paced(n);
+  }
+
+  /** The attempt at the rate the server takes, when it has a throttle: its turn is waited for within the attempt's timeout. */
+  private paced(n: number): Promise<T> {
+    const throttle = this.spec.guards?.throttle;
+    return throttle ? throttle.run(() => this.guarded(n), this.spec.policy.timeoutMs, this.waitSignal, this.spec.context) : this.guarded(n);
   }
 
   /** A closed circuit hears the attempt's end from `timed`; any other state is the breaker's to run. */

@@ -14,6 +14,7 @@ import {
   DEFAULT_RETRY,
   DEFAULT_SERVER_OPTIONS,
   DEFAULT_STDERR_LINES,
+  DEFAULT_THROTTLE,
   DEFAULT_TIMEOUT_MS,
   DEFAULT_TOOL_POLICY,
   DEFAULT_TOOLKIT_OPTIONS,
@@ -27,6 +28,7 @@ import {
   ServerOptionsSchema,
   SseServerConfigSchema,
   StdioServerConfigSchema,
+  ThrottleOptionsSchema,
   ToolPolicySchema,
   validateConfig,
   type McpToolkitConfig,
@@ -62,6 +64,7 @@ describe("the defaults", () => {
     });
     expect(DEFAULT_BREAKER).toEqual({ failureThreshold: 5, halfOpenAfterMs: 30_000, initialHalfOpenAfterMs: 100, halfOpenJitter: 0.2, enabled: true });
     expect(DEFAULT_RECONNECT).toEqual({ enabled: true, minDelayMs: 100, maxDelayMs: 5000 });
+    expect(DEFAULT_THROTTLE).toEqual({ beta: 0.7, scale: 0.4, minRate: 0.5, enabled: true });
     expect(DEFAULT_SERVER_OPTIONS).toEqual({ trustAnnotations: false, connectTimeoutMs: 30_000, exposeTools: true, required: true, maxInputRounds: 3, catalogTtlMs: 0, catalogMaxAgeMs: 3_600_000 });
     expect(DEFAULT_TOOL_POLICY).toEqual({ resetTimeoutOnProgress: false, task: "auto", redactResults: true });
     expect(DEFAULT_ERROR_OPTIONS).toEqual({ mode: "return", maxLength: 1000 });
@@ -90,6 +93,7 @@ describe("the defaults", () => {
       RetryOptions: RetryOptionsSchema.out,
       BreakerOptions: BreakerOptionsSchema,
       ReconnectOptions: ReconnectOptionsSchema,
+      ThrottleOptions: ThrottleOptionsSchema,
       ServerOptions: ServerOptionsSchema,
       StdioServerConfig: StdioServerConfigSchema,
       HttpServerConfig: HttpServerConfigSchema,
@@ -164,6 +168,11 @@ describe("validateConfig", () => {
     expect(config.tools!["web/*"]!.fallback).toBe(fallback);
   });
 
+  it("takes throttle as true, false or its options, per server and for the toolkit", () => {
+    expect(() => validateConfig({ servers: { a: { ...stdio, throttle: true }, b: { ...stdio, throttle: { beta: 0.5, scale: 1, minRate: 2 } } }, throttle: { enabled: false } })).not.toThrow();
+    expect(rejection({ servers: { a: { ...stdio, throttle: { beta: 2 } } } }).field).toBe("servers.a.throttle.beta");
+  });
+
   it("fills no defaults into the caller's layers", () => {
     const config = { servers: { a: { ...stdio, retry: { retries: 1 } } }, retry: {}, tools: { x: {} } };
     validateConfig(config);
@@ -193,6 +202,7 @@ describe("validateConfig", () => {
     [{ servers: { a: { client, exposeTool: false } } }, "servers.a.exposeTool", 'unknown option; did you mean "exposeTools"?'],
     [{ servers: { a: stdio }, tools: { x: { retyr: {} } } }, "tools.x.retyr", 'unknown option; did you mean "retry"?'],
     [{ servers: { a: stdio }, errors: { mdoe: "throw" } }, "errors.mdoe", 'unknown option; did you mean "mode"?'],
+    [{ servers: { a: { ...stdio, throttle: { bta: 0.5 } } } }, "servers.a.throttle.bta", 'unknown option; did you mean "beta"?'],
     // A short key is allowed one edit: `env` on an HTTP server is not a misspelt `era`.
     [{ servers: { a: { transport: "http", url: "https://x/mcp", env: {} } } }, "servers.a.env", "unknown option; expected one of transport, era, url"],
   ])("names an unknown option: %j", (config, field, problem) => {
