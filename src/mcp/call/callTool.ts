@@ -1,9 +1,9 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { callToolWith, isV2Client, transportOf, type AnyClient, type CallOptions, type CallParams } from "../session/clients.js";
+import { callToolWith, isV2Client, type AnyClient, type CallOptions, type CallParams } from "../session/clients.js";
 import { withInputRounds } from "./input.js";
 import { outputMismatch } from "./outputCheck.js";
 import { LOG_LEVEL_META_KEY } from "../session/serverLogs.js";
-import { requestMark, tagsRequests, type RequestIds } from "./requestScope.js";
+import type { RequestIds } from "./requestScope.js";
 import { runsAsTask, taskAttempt, type TaskCall } from "../tasks/taskCall.js";
 import { isControlFlow } from "../../errors/controlFlow.js";
 import { begin } from "../../policy/chain.js";
@@ -14,6 +14,7 @@ import type { CallContext } from "../../policy/abort.js";
 import type { AttemptScope } from "../../policy/TimeoutPolicy.js";
 import { settled, withServerLogs, type AttemptFacts } from "./attemptFailure.js";
 import { headersNotCarried, type SentRequest } from "./ClientRequests.js";
+import { callOptions, progressOptions } from "./callOptions.js";
 import type { Connection, Lease } from "../session/Connection.js";
 
 /** What one attempt calls: a tool on a server, reached through its connection at call time. */
@@ -206,37 +207,6 @@ export class TrackedAttempt implements AttemptFacts, RequestIds, SentRequest {
   }
 }
 
-/**
- * The SDK's options for the attempt's tools/call: the request's signal, the SDK's backstop,
- * the mark that names the attempt's requests, and progress where someone hears it. Built in
- * one object, without spreads: it is made for every call.
- */
-function callOptions(facts: TrackedAttempt, client: AnyClient): CallOptions {
-  const { target, scope } = facts;
-  const options: CallOptions = { signal: scope.requestSignal, timeout: target.sdkTimeoutMs };
-  if (facts.headers) options.headers = facts.headers;
-  // Only our own transports report request ids (a user's client keeps its transport as it is).
-  const ours = tagsRequests(transportOf(client));
-  if (ours) options.onresumptiontoken = requestMark(facts);
-  const { toolDefinition } = target.connection.catalog.callOptionsFor(target.mcpName);
-  if (toolDefinition) options.toolDefinition = toolDefinition;
-  const progress = progressOptions(target, scope, facts.progress);
-  if (!progress.onprogress) return options;
-  if (!ours) {
-    options.onprogress = progress.onprogress;
-    if (progress.resetTimeoutOnProgress) options.resetTimeoutOnProgress = true;
-    return options;
-  }
-  // Our client's own record hears the call's progress, in the order the messages arrived
-  // (ClientRequests.progressed): the SDK dispatches a notification a microtask after it reads it
-  // but a response at once, so the last progress read together with the result was lost. The SDK
-  // is asked only to send a progress token; our timer, not its backstop, bounds a call kept alive
-  // by progress.
-  facts.onprogress = progress.onprogress;
-  options.onprogress = NO_OP;
-  if (progress.resetTimeoutOnProgress) options.timeout = SDK_NEVER_MS;
-  return options;
-}
 
 /**
  * A failed attempt: settled by the call's recovery where that applies, otherwise its error is
@@ -250,25 +220,6 @@ function recoverOrReject(error: unknown, facts: TrackedAttempt): Promise<CallToo
   return recovery.retry(error, facts.scope);
 }
 
-const NO_PROGRESS: Pick<CallOptions, "onprogress" | "resetTimeoutOnProgress"> = Object.freeze({});
-const NO_OP = (): void => {};
-/** The SDK's timer for a call that progress keeps alive: the longest Node allows; our scope bounds the call. */
-const SDK_NEVER_MS = 2 ** 31 - 1;
-
-/**
- * Who hears a call's progress: our timer (reset by it, when the policy says so; the SDK's backstop
- * is reset too, or it would end a long tool our timer lets run) and whoever listens. Without
- * either, no progress token is sent.
- */
-function progressOptions(target: ToolTarget, scope: AttemptScope, heard: ((progress: Progress) => void) | undefined): Pick<CallOptions, "onprogress" | "resetTimeoutOnProgress"> {
-  const reset = target.resetTimeoutOnProgress;
-  if (!reset && !heard) return NO_PROGRESS;
-  const onprogress = (progress: unknown) => {
-    if (reset) scope.progress();
-    heard?.(progress as Progress);
-  };
-  return reset ? { resetTimeoutOnProgress: true, onprogress } : { onprogress };
-}
 
 /** A result the tool answered with `isError` is its own failure, classified from the result. */
 function domainError(result: CallToolResult, facts: AttemptFacts): McpToolError | undefined {
