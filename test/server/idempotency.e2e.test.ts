@@ -1,0 +1,99 @@
+/**
+ * Idempotency keys end to end: a real v1 SDK server whose `transfer` tool is wrapped in
+ * `withIdempotency`, behind a real reverse proxy that answers 502 after forwarding (the server ran
+ * the write, its answer was lost). The toolkit repeats the write under the same key, the server
+ * answers the first result, and the write ran once.
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { idempotencyCapability, MemoryIdempotencyStore, withIdempotency } from "../../src/server/index.js";
+import { closeLater, server, toolkitFor } from "../network/helpers.js";
+import { startFaultProxy } from "../servers/proxy/faultProxy.js";
+
+interface Bank {
+  /** Executions of the write, by its memo. */
+  ran: Map<string, number>;
+  /** The key of every send that reached the server, in order. */
+  keys: (string | undefined)[];
+}
+
+/** A server with a `transfer` write: its key in an `idempotency_key` argument, or (`viaMeta`) only in `_meta` on a server that declares the capability. */
+async function bankServer(viaMeta = false) {
+  const bank: Bank = { ran: new Map(), keys: [] };
+  const store = new MemoryIdempotencyStore();
+  const transfer = withIdempotency(
+    async (args: { memo: string; amount: number }) => {
+      bank.ran.set(args.memo, (bank.ran.get(args.memo) ?? 0) + 1);
+      return { content: [{ type: "text" as const, text: `moved ${args.amount} (${args.memo})` }] };
+    },
+    { store },
+  );
+  const http = await server({
+    build: () => {
+      const mcp = new McpServer({ name: "bank", version: "1.0.0" }, viaMeta ? { capabilities: { experimental: idempotencyCapability } } : {});
+      const inputSchema: Record<string, z.ZodType> = viaMeta ? { memo: z.string(), amount: z.number() } : { memo: z.string(), amount: z.number(), idempotency_key: z.string() };
+      mcp.registerTool("transfer", { description: "Move money.", inputSchema }, async (args, extra) => {
+        bank.keys.push((args as { idempotency_key?: string }).idempotency_key ?? (extra._meta?.["langchain-mcp-errors/idempotencyKey"] as string | undefined));
+        return transfer(args as { memo: string; amount: number }, extra);
+      });
+      return mcp;
+    },
+  });
+  const proxy = closeLater(await startFaultProxy(http.url));
+  const agent = await toolkitFor(proxy.url);
+  return { bank, proxy, ...agent };
+}
+
+describe("a write that takes an idempotency key, behind a proxy that answers 502 after forwarding", () => {
+  it("is repeated under the same key; the server answers the first result and the write runs once", async () => {
+    const { bank, proxy, call, events } = await bankServer();
+    proxy.plan({ kind: "status", when: "after", status: 502, body: "Bad Gateway" });
+    const reply = await call("transfer", { memo: "rent", amount: 250 });
+    expect(reply).toMatchObject({ status: "success", content: "moved 250 (rent)" });
+    expect(bank.ran.get("rent")).toBe(1);
+    expect(bank.keys).toHaveLength(2);
+    expect(bank.keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(bank.keys[1]).toBe(bank.keys[0]);
+    const retry = events.find((e) => e.type === "retry");
+    expect(retry).toMatchObject({ error: { reason: "server_error", outcome: "unknown", status: 502, data: { idempotencyKey: bank.keys[0] } } });
+  });
+
+  it("keeps one key over every send of a call, and makes a new one for the next call", async () => {
+    const { bank, proxy, call } = await bankServer();
+    proxy.plan({ kind: "status", when: "after", status: 502 }, { count: 2 });
+    expect(await call("transfer", { memo: "a", amount: 1 })).toMatchObject({ status: "success" });
+    expect(await call("transfer", { memo: "b", amount: 2 })).toMatchObject({ status: "success" });
+    expect(bank.keys).toHaveLength(4);
+    expect(new Set(bank.keys.slice(0, 3)).size).toBe(1);
+    expect(bank.keys[3]).not.toBe(bank.keys[0]);
+    expect([bank.ran.get("a"), bank.ran.get("b")]).toEqual([1, 1]);
+  });
+
+  it("hides the key's property from the model: the toolkit makes the key", async () => {
+    const { toolkit } = await bankServer();
+    const schema = toolkit.getTool("transfer")!.schema as { properties: Record<string, unknown>; required: string[] };
+    expect(Object.keys(schema.properties).sort()).toEqual(["amount", "memo"]);
+    expect(schema.required).not.toContain("idempotency_key");
+  });
+
+  it("sends the key in _meta to a server that declares the capability, and repeats any of its tools", async () => {
+    const { bank, proxy, call } = await bankServer(true);
+    proxy.plan({ kind: "status", when: "after", status: 502 });
+    expect(await call("transfer", { memo: "meta", amount: 3 })).toMatchObject({ status: "success", content: "moved 3 (meta)" });
+    expect(bank.ran.get("meta")).toBe(1);
+    expect(bank.keys).toHaveLength(2);
+    expect(bank.keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(bank.keys[1]).toBe(bank.keys[0]);
+  });
+
+  it("does not repeat the write when its policy turns the key off (idempotencyKey: false)", async () => {
+    const { bank, proxy, toolkit } = await bankServer(true);
+    await toolkit.close();
+    const { call } = await toolkitFor(proxy.url, {}, { tools: { transfer: { idempotencyKey: false } } });
+    proxy.plan({ kind: "status", when: "after", status: 502 });
+    const reply = await call("transfer", { memo: "off", amount: 4 });
+    expect(reply.error).toMatchObject({ reason: "server_error", outcome: "unknown", attempts: 1 });
+    expect(bank.ran.get("off")).toBe(1);
+  });
+});
