@@ -7,7 +7,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { AsyncResource } from "node:async_hooks";
-import { randomUUID } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { AfterToolCallHook, BeforeToolCall, BeforeToolCallHook, ToolCallContext } from "../config/interception.js";
 import { isControlFlow } from "../errors/controlFlow.js";
@@ -124,7 +123,8 @@ export class ToolCall implements TaskCall, AttemptRecovery {
     // `idempotencyKey: false` keeps a tool's calls unkeyed even on a server that says it honours keys.
     const keyed = runtime.keyProperty !== undefined || (runtime.policy.idempotencyKey !== false && honoursKeys(runtime.target.connection));
     if (keyed) {
-      this.key ??= randomUUID();
+      // The global Web Crypto (Node 20, workerd, Deno, Bun, browsers), not node:crypto.
+      this.key ??= crypto.randomUUID();
       meta = { ...meta, [IDEMPOTENCY_KEY_META]: this.key };
     }
     const sent = runtime.intercept

@@ -33,7 +33,7 @@ export interface IdempotencyOptions {
 }
 
 /** What `capabilities.experimental` gets, to say every tool of the server honours the key in `_meta`. */
-export const idempotencyCapability: Record<string, object> = { [IDEMPOTENCY_CAPABILITY]: {} };
+export const idempotencyCapability: Record<string, Record<string, never>> = { [IDEMPOTENCY_CAPABILITY]: {} };
 
 /** The request's `_meta` and signal, as v1 (`extra`) and v2 (`ctx.mcpReq`) hand them to a callback. */
 interface Extra {

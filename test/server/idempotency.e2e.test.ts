@@ -4,12 +4,14 @@
  * the write, its answer was lost). The toolkit repeats the write under the same key, the server
  * answers the first result, and the write ran once.
  */
+import { McpServer as V2McpServer } from "@modelcontextprotocol/server";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { idempotencyCapability, MemoryIdempotencyStore, withIdempotency } from "../../src/server/index.js";
 import { closeLater, server, toolkitFor } from "../network/helpers.js";
 import { startFaultProxy } from "../servers/proxy/faultProxy.js";
+import { startV2Http } from "../servers/v2/http.js";
 
 interface Bank {
   /** Executions of the write, by its memo. */
@@ -95,5 +97,32 @@ describe("a write that takes an idempotency key, behind a proxy that answers 502
     const reply = await call("transfer", { memo: "off", amount: 4 });
     expect(reply.error).toMatchObject({ reason: "server_error", outcome: "unknown", attempts: 1 });
     expect(bank.ran.get("off")).toBe(1);
+  });
+});
+
+describe("a keyed write on a v2 SDK server that outlives the call's timeout", () => {
+  it("is retried under its key: refused while still running (in_progress), then answered with its one result", async () => {
+    let runs = 0;
+    const slowTransfer = withIdempotency(async (args: { memo: string }) => {
+      runs++;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { content: [{ type: "text" as const, text: `moved (${args.memo}, run ${runs})` }] };
+    });
+    const http = closeLater(
+      await startV2Http({
+        build: () => {
+          const mcp = new V2McpServer({ name: "bank-v2", version: "2.0.0" }, { capabilities: { experimental: idempotencyCapability } });
+          mcp.registerTool("transfer", { description: "Move money, slowly.", inputSchema: z.object({ memo: z.string() }) }, (args, ctx) => slowTransfer(args, ctx));
+          return mcp;
+        },
+      }),
+    );
+    const { call, events } = await toolkitFor(http.url, { timeoutMs: 100 }, { retry: { retries: 4, minTimeout: 5, maxTimeout: 5_000, randomize: false } });
+    const reply = await call("transfer", { memo: "slow" });
+    expect(reply).toMatchObject({ status: "success", content: "moved (slow, run 1)" });
+    expect(runs).toBe(1);
+    const reasons = events.flatMap((e) => (e.type === "retry" ? [e.error.reason] : []));
+    expect(reasons[0]).toBe("request_timeout");
+    expect(reasons).toContain("service_unavailable");
   });
 });
