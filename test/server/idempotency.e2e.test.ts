@@ -44,7 +44,7 @@ async function bankServer(viaMeta = false) {
   });
   const proxy = closeLater(await startFaultProxy(http.url));
   const agent = await toolkitFor(proxy.url);
-  return { bank, proxy, ...agent };
+  return { bank, proxy, http, ...agent };
 }
 
 describe("a write that takes an idempotency key, behind a proxy that answers 502 after forwarding", () => {
@@ -86,6 +86,30 @@ describe("a write that takes an idempotency key, behind a proxy that answers 502
     expect(bank.ran.get("meta")).toBe(1);
     expect(bank.keys).toHaveLength(2);
     expect(bank.keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(bank.keys[1]).toBe(bank.keys[0]);
+  });
+
+  it("keeps the outcome unknown when a later send is refused unsent and the retries run out: the write may have happened", async () => {
+    const { bank, proxy, call } = await bankServer();
+    proxy.plan({ kind: "status", when: "after", status: 502 });
+    proxy.plan({ kind: "status", when: "before", status: 503, body: "Service Unavailable" }, { count: 2 });
+    const reply = await call("transfer", { memo: "lost", amount: 5 });
+    expect(bank.ran.get("lost")).toBe(1);
+    expect(reply.error).toMatchObject({ reason: "service_unavailable", outcome: "unknown", attempts: 3, data: { idempotencyKey: bank.keys[0] } });
+    expect(reply.content).toContain("outcome is unknown");
+  });
+
+  it("gives a fallback server the primary's key: a replica sharing the store answers the first result", async () => {
+    const { bank, proxy, http, toolkit } = await bankServer();
+    await toolkit.close();
+    const { call } = await toolkitFor(proxy.url, { fallback: "replica", retry: { retries: 0 } }, { servers: { remote: { transport: "http", url: proxy.url.href, fallback: "replica", retry: { retries: 0 } }, replica: { transport: "http", url: http.url.href, exposeTools: false } } });
+    proxy.plan({ kind: "status", when: "after", status: 502 });
+    const reply = await call("transfer", { memo: "fb", amount: 6 });
+    expect(reply.status).toBe("success");
+    expect(reply.content).toContain("moved 6 (fb)");
+    expect(reply.content).toContain("fallback server 'replica'");
+    expect(bank.ran.get("fb")).toBe(1);
+    expect(bank.keys).toHaveLength(2);
     expect(bank.keys[1]).toBe(bank.keys[0]);
   });
 
