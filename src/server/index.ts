@@ -5,4 +5,6 @@
  */
 export { idempotencyCapability, withIdempotency, type IdempotencyOptions } from "./idempotency.js";
 export { MemoryIdempotencyStore, type IdempotencyRecord, type IdempotencyStore, type MemoryStoreOptions, type StoredOutcome } from "./store.js";
+export { RedisIdempotencyStore, type RedisStoreOptions } from "./redisStore.js";
+export type { RedisClientLike } from "../config/sharedState.js";
 export { IDEMPOTENCY_CAPABILITY, IDEMPOTENCY_KEY_META, IDEMPOTENCY_RESULT_META } from "../errors/idempotency.js";
