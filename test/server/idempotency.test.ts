@@ -86,6 +86,28 @@ describe("withIdempotency", () => {
     expect(state.runs).toBe(1);
   });
 
+  it("frees the key of a call that failed because it was cancelled, so that a repeat runs it", async () => {
+    let runs = 0;
+    const hold = withIdempotency(async (_args: { idempotency_key?: string }, extra: { signal: AbortSignal }) => {
+      runs++;
+      if (runs > 1) return { content: [{ type: "text" as const, text: `done, run ${runs}` }] };
+      await new Promise((_resolve, reject) => extra.signal.addEventListener("abort", () => reject(new Error("stopped"))));
+      return { content: [] };
+    });
+    const mcp = new McpServer({ name: "hold", version: "1.0.0" });
+    mcp.registerTool("hold", { inputSchema: { idempotency_key: z.string().optional() } }, (args, extra) => hold(args, extra));
+    const { client, close } = await connectInMemory(mcp);
+    closers.push(close);
+    const abort = new AbortController();
+    const first = client.callTool({ name: "hold", arguments: { idempotency_key: "k5" } }, undefined, { signal: abort.signal }).catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    abort.abort();
+    await first;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const again = (await client.callTool({ name: "hold", arguments: { idempotency_key: "k5" } })) as CallToolResult;
+    expect(text(again)).toBe("done, run 2");
+  });
+
   it("runs every call without a key", async () => {
     const { state, call } = await payServer();
     await call({ to: "eve", amount: 1 });
