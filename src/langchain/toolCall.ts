@@ -167,6 +167,7 @@ export class ToolCall implements TaskCall, AttemptRecovery {
       mcpName: identity.mcpName,
       args: this.args,
       attempt: n,
+      ...(this.key !== undefined ? { idempotencyKey: this.key } : {}),
       ...(this.config ? { config: this.config } : {}),
       signal: scope.signal,
     };

@@ -72,6 +72,24 @@ describe("a write that takes an idempotency key, behind a proxy that answers 502
     expect([bank.ran.get("a"), bank.ran.get("b")]).toEqual([1, 1]);
   });
 
+  it("tells beforeToolCall the call's key, the same on each attempt, and sends it whatever arguments the hook returns", async () => {
+    const { bank, proxy, toolkit } = await bankServer();
+    await toolkit.close();
+    const seen: (string | undefined)[] = [];
+    const { call } = await toolkitFor(proxy.url, {}, {
+      beforeToolCall: (context) => {
+        seen.push(context.idempotencyKey);
+        return { args: { ...context.args, memo: "hooked" } };
+      },
+    });
+    proxy.plan({ kind: "status", when: "after", status: 502 });
+    expect(await call("transfer", { memo: "x", amount: 1 })).toMatchObject({ status: "success", content: "moved 1 (hooked)" });
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(seen).toEqual([bank.keys[0], bank.keys[1]]);
+    expect(bank.ran.get("hooked")).toBe(1);
+  });
+
   it("hides the key's property from the model: the toolkit makes the key", async () => {
     const { toolkit } = await bankServer();
     const schema = toolkit.getTool("transfer")!.schema as { properties: Record<string, unknown>; required: string[] };
