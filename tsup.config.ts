@@ -2,7 +2,8 @@ import { defineConfig } from "tsup";
 
 export default defineConfig({
   // `cli` is the `langchain-mcp-errors` bin (`doctor`); tsup keeps its shebang and makes it executable.
-  entry: { index: "src/index.ts", agents: "src/agents.ts", cli: "src/cli/bin.ts" },
+  // `server` is `langchain-mcp-errors/server`, for MCP servers: it reaches neither LangChain nor an SDK.
+  entry: { index: "src/index.ts", agents: "src/agents.ts", server: "src/server/index.ts", cli: "src/cli/bin.ts" },
   format: ["esm", "cjs"],
   // Shared chunks for CommonJS too (ESM splits by default): without them each CommonJS entry
   // bundled its own copy of every module, so `require("langchain-mcp-errors/agents")` held a

@@ -19,8 +19,12 @@ export function describeEvent(e: McpEvent): string | undefined {
   const error = "error" in e ? e.error : undefined;
   const why = error ? `${error.reason}${error.status ? ` (HTTP ${error.status})` : ""}` : "";
   switch (e.type) {
-    case "retry":
-      return yellow(`    attempt ${e.attempt} failed: ${why}; retrying in ${e.delayMs} ms`);
+    case "retry": {
+      // A write that carries an idempotency key is repeated under the same key: the server runs it once.
+      const key = (e.error.data as { idempotencyKey?: unknown } | undefined)?.idempotencyKey;
+      const keyed = typeof key === "string" ? ` (outcome ${e.error.outcome}), repeated under its idempotency key ${key.slice(0, 8)}…` : "";
+      return yellow(`    attempt ${e.attempt} failed: ${why}${keyed}; retrying in ${e.delayMs} ms`);
+    }
     case "error":
       return red(`    gave up after ${e.attempt ?? 1} attempt${(e.attempt ?? 1) > 1 ? "s" : ""}: ${why}, outcome ${e.error.outcome}`);
     case "fallback":

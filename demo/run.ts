@@ -48,7 +48,7 @@ async function chooseModel() {
   SCRIPT.forEach((call, i) => {
     model = model.respondWithTools([{ ...call, id: `call_${i + 1}` }]);
   });
-  return model.respond(new AIMessage("Done: search worked after retries; the transfer's outcome must be checked before repeating it."));
+  return model.respond(new AIMessage("Done: search worked after retries; the transfer went through once, retried under its idempotency key."));
 }
 
 async function main(): Promise<void> {
@@ -122,8 +122,13 @@ async function main(): Promise<void> {
       ["failed permanently (no retry)", tally.permanent],
       ["failed with outcome unknown", tally.unknown],
       ["executions of the non-idempotent transfer", shop.executions.get("transfer") ?? 0],
+      ["transfer sends under its one idempotency key", shop.transferKeys.length],
     ]),
   );
+  const transferKeys = new Set(shop.transferKeys);
+  if (shop.transferKeys.length > 1 && transferKeys.size === 1) {
+    out(dim(`  The transfer's reply was lost after it ran; it was retried under its key ${[...transferKeys][0]}, and the server answered the first result: it ran once.`));
+  }
 
   await toolkit.close();
   await Promise.allSettled([shop.close(), mirror.close(), warehouseDown ? Promise.resolve() : warehouse.close()]);

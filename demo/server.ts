@@ -9,11 +9,14 @@ import type { Socket } from "node:net";
 import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
+import { MemoryIdempotencyStore, withIdempotency } from "../src/server/index.js";
 
 export interface DemoServer {
   url: string;
   /** How many times each tool's handler ran. */
   executions: Map<string, number>;
+  /** The idempotency key of every transfer request that reached the server, in order. */
+  transferKeys: string[];
   close(): Promise<void>;
 }
 
@@ -32,6 +35,18 @@ export async function startDemoServer(options: Options): Promise<DemoServer> {
   const sockets = new Set<Socket>();
   const inFlight = new Set<Socket>();
   let searchFailures = options.searchFailures ?? 0;
+  const transferKeys: string[] = [];
+  // One store for the server, not one per session: a repeat may come on another session.
+  const keys = new MemoryIdempotencyStore();
+  const transfer = withIdempotency(
+    async () => {
+      ran("transfer");
+      // The money moved, then the connection died before the answer got out.
+      for (const socket of inFlight) socket.destroy();
+      return { content: [{ type: "text" as const, text: "transferred" }] };
+    },
+    { store: keys, scope: "transfer" },
+  );
 
   const build = () => {
     const mcp = new McpServer({ name: options.name, version: "1.0.0" });
@@ -71,14 +86,13 @@ export async function startDemoServer(options: Options): Promise<DemoServer> {
       "transfer",
       {
         description: "Transfer money between accounts.",
-        inputSchema: { from: z.string(), to: z.string(), amount: z.number() },
+        // Not idempotent, but it takes a key: the toolkit makes one per call and hides it from the model.
+        inputSchema: { from: z.string(), to: z.string(), amount: z.number(), idempotency_key: z.string() },
         annotations: { destructiveHint: true, idempotentHint: false },
       },
-      async () => {
-        ran("transfer");
-        // The money moved, then the connection died before the answer got out.
-        for (const socket of inFlight) socket.destroy();
-        return { content: [{ type: "text", text: "transferred" }] };
+      async (args, extra) => {
+        transferKeys.push(args.idempotency_key);
+        return transfer(args, extra);
       },
     );
     tools.send_sms = mcp.registerTool(
@@ -151,6 +165,7 @@ export async function startDemoServer(options: Options): Promise<DemoServer> {
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     executions,
+    transferKeys,
     close: async () => {
       await Promise.allSettled([...sessions.values()].map((t) => t.close()));
       for (const s of sockets) s.destroy();

@@ -44,15 +44,15 @@ describe("the published package", () => {
     expect(messages.map((m) => `${m.type}: ${formatMessage(m, pkg) ?? m.code}`)).toEqual([]);
   }, 60_000);
 
-  it("has types that resolve for ESM and CommonJS importers of both entry points (attw, strict profile)", async () => {
+  it("has types that resolve for ESM and CommonJS importers of every entry point (attw, strict profile)", async () => {
     // The strict profile checks node10 (which sees ./agents only through `typesVersions`),
     // node16 from CommonJS and from ESM, and bundlers. `--no-definitely-typed` keeps it offline.
-    const run = await exec("npx", ["attw", "--pack", dir, "--format", "json", "--no-definitely-typed", "--entrypoints", ".", "./agents"], { cwd: root, timeout: 120_000 }).catch(
+    const run = await exec("npx", ["attw", "--pack", dir, "--format", "json", "--no-definitely-typed", "--entrypoints", ".", "./agents", "./server"], { cwd: root, timeout: 120_000 }).catch(
       (error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }),
     );
     const result = JSON.parse(run.stdout) as { analysis: { problems: unknown[]; entrypoints: Record<string, { resolutions: Record<string, { resolution?: { fileName?: string } }> }> } };
     expect(result.analysis.problems).toEqual([]);
-    for (const entry of [".", "./agents"]) {
+    for (const entry of [".", "./agents", "./server"]) {
       const resolutions = result.analysis.entrypoints[entry]?.resolutions ?? {};
       expect(resolutions["node16-cjs"]?.resolution?.fileName, `${entry} from CommonJS`).toMatch(/\.d\.cts$/);
       expect(resolutions["node16-esm"]?.resolution?.fileName, `${entry} from ESM`).toMatch(/\.d\.ts$/);

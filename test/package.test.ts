@@ -30,13 +30,15 @@ const report = `({
 
 const ESM = `import { ErrorHandler, McpToolError, normalize, shouldRetry, wrapToolError, handleError, handleResponseError, McpToolkit } from "langchain-mcp-errors";
 import { mcpErrorMiddleware } from "langchain-mcp-errors/agents";
-const named = { ErrorHandler, McpToolError, normalize, shouldRetry, wrapToolError, handleError, handleResponseError, McpToolkit, mcpErrorMiddleware };
+import { withIdempotency } from "langchain-mcp-errors/server";
+const named = { ErrorHandler, McpToolError, normalize, shouldRetry, wrapToolError, handleError, handleResponseError, McpToolkit, mcpErrorMiddleware, withIdempotency };
 console.log(JSON.stringify(${report}));
 `;
 
 const CJS = `const { ErrorHandler, McpToolError, normalize, shouldRetry, wrapToolError, handleError, handleResponseError, McpToolkit } = require("langchain-mcp-errors");
 const { mcpErrorMiddleware } = require("langchain-mcp-errors/agents");
-const named = { ErrorHandler, McpToolError, normalize, shouldRetry, wrapToolError, handleError, handleResponseError, McpToolkit, mcpErrorMiddleware };
+const { withIdempotency } = require("langchain-mcp-errors/server");
+const named = { ErrorHandler, McpToolError, normalize, shouldRetry, wrapToolError, handleError, handleResponseError, McpToolkit, mcpErrorMiddleware, withIdempotency };
 console.log(JSON.stringify(${report}));
 `;
 

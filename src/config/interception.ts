@@ -18,6 +18,11 @@ export interface ToolCallContext {
   /** This attempt's number, from 1. */
   attempt: number;
   /**
+   * The call's idempotency key, when it carries one (see the `idempotencyKey` tool policy): the
+   * same on every attempt. The toolkit sets it on the arguments it sends after this hook returns.
+   */
+  idempotencyKey?: string;
+  /**
    * The LangChain config the tool was invoked with: `configurable` (a LangGraph thread's, a
    * user id), `context` (LangGraph's runtime context), `metadata`, `signal`.
    */

@@ -164,6 +164,18 @@ export const ToolPolicySchema = options({
   /** Overrides the tool's annotations: is repeating this tool harmless? */
   idempotent: flag().optional(),
   /**
+   * The input property that carries an idempotency key, or `false` for none. The toolkit removes
+   * the property from the schema the model sees, sends a key it made (`crypto.randomUUID()`) once
+   * per call, the same on every retry, re-send and fallback, and then repeats the call after an
+   * unknown outcome (a 502 after forwarding, a reset mid-call), since a server that honours the key
+   * runs it once and answers the repeat with the first result (see `langchain-mcp-errors/server`).
+   * Unset (no fixed default, so no `@default` tag), a property named `idempotency_key` or
+   * `idempotencyKey` in the tool's input schema is it, and on a server that declares the
+   * `langchain-mcp-errors/idempotency` experimental capability every call carries a key in `_meta`.
+   * `false`: these tools' calls carry no key, on any server.
+   */
+  idempotencyKey: custom<string | false>("a property name or false", (v) => v === false || (typeof v === "string" && v.trim() !== "")).optional(),
+  /**
    * Run calls as MCP Tasks (2025-11-25): `"auto"` for tools that require it and for tools that
    * allow it when their timeout is a minute or more; `"always"` whenever the tool allows it;
    * `"never"`. In 2026-07-28, on a server declaring the `io.modelcontextprotocol/tasks`

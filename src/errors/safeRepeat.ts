@@ -1,3 +1,4 @@
+import { idempotencyKeyOf } from "./idempotency.js";
 import type { McpToolError } from "./McpToolError.js";
 import { decidedByCaller } from "./reasons.js";
 
@@ -21,10 +22,14 @@ export function resumesTask(error: McpToolError): boolean {
  * - `not_sent`: the server or the transport proved that nothing ran (a refused connect, a 404
  *   for an expired session, a tool the server did not know by the name we called);
  * - `task`: the repeat only asks about a task the server already holds;
+ * - `idempotency_key`: the call carries a key the server honours (`data.idempotencyKey`, set by the
+ *   toolkit on a failure of a call that sent one to a tool with a key property or to a server that
+ *   declared the capability): the server runs the key's call at most once and answers a repeat
+ *   with the first result;
  * - `idempotent`: running the tool again is harmless (trusted annotations or configuration, or
  *   `retryUnknownOutcome: true`).
  */
-export type RepeatFact = "not_sent" | "task" | "idempotent";
+export type RepeatFact = "not_sent" | "task" | "idempotency_key" | "idempotent";
 
 /**
  * The one rule for every repeat, whichever mechanism asks (a retry, the re-send on a new
@@ -36,6 +41,8 @@ export function repeatFact(error: McpToolError, idempotent = false, retryUnknown
   if (decidedByCaller(error.reason)) return undefined;
   if (error.outcome === "not_sent") return "not_sent";
   if (resumesTask(error)) return "task";
+  // `retryUnknownOutcome: false` repeats no unknown outcome, a keyed one included.
+  if (retryUnknownOutcome !== false && idempotencyKeyOf(error) !== undefined) return "idempotency_key";
   return retryUnknownOutcome === true || (retryUnknownOutcome === "idempotent" && idempotent) ? "idempotent" : undefined;
 }
 

@@ -9,6 +9,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_ERROR_OPTIONS, type McpToolkitConfig } from "../config/index.js";
 import type { Redactor } from "../errors/redactor.js";
 import type { Connection } from "../mcp/session/Connection.js";
+import { withoutKeyProperty } from "./idempotencyKey.js";
 import { McpTool } from "./McpTool.js";
 import type { ToolRuntime } from "./toolCall.js";
 import type { ToolCaller } from "./toolCaller.js";
@@ -61,10 +62,12 @@ export class ToolBuilder {
   }
 
   private makeTool(server: string, tool: Tool, name: string, runtime: ToolRuntime): McpTool {
+    const schema = tool.inputSchema ?? { type: "object" as const, properties: {} };
     return new McpTool({
       name,
       description: tool.description ?? tool.title ?? tool.name,
-      schema: (tool.inputSchema ?? { type: "object", properties: {} }) as JSONSchema,
+      // The key is the toolkit's to make: the model neither sees its property nor may be asked for it.
+      schema: (runtime.keyProperty !== undefined ? withoutKeyProperty(schema, runtime.keyProperty) : schema) as JSONSchema,
       metadata: {
         serverName: server,
         mcpToolName: tool.name,

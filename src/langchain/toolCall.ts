@@ -17,6 +17,8 @@ import { cancelled, type CallContext } from "../policy/abort.js";
 import type { PipelineSpec } from "../policy/pipeline.js";
 import type { ResolvedPolicy, ToolIdentity } from "../policy/resolve.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
+import { IDEMPOTENCY_KEY_META } from "../errors/idempotency.js";
+import { honoursKeys } from "./idempotencyKey.js";
 import { toolRunOf, type ToolRun } from "./runEvents.js";
 
 /** What the toolkit keeps per tool, resolved once when the tool is built. */
@@ -36,6 +38,8 @@ export interface ToolRuntime {
   onProgress: (progress: Progress, run?: ToolRun) => void;
   /** The toolkit's per-call hooks, when it has any. */
   intercept?: { before?: BeforeToolCallHook; after?: AfterToolCallHook };
+  /** The input property that carries the call's idempotency key, removed from the model's schema. */
+  keyProperty?: string;
   /** The pipeline spec its plain calls share (no fallback, no tracing), made on first use. */
   spec?: PipelineSpec<CallToolResult, ToolCall>;
 }
@@ -67,6 +71,8 @@ export class ToolCall implements TaskCall, AttemptRecovery {
    * included), before that answer is judged (CallOfAttempt). Set only while a hook is to run.
    */
   afterAnswer?: (result: CallToolResult) => Promise<CallToolResult>;
+  /** Did a keyed send of this call fail after it may have run? Then so may the call, whatever a later send says. */
+  private mayHaveRun = false;
 
   constructor(
     private readonly runtime: ToolRuntime,
@@ -75,6 +81,11 @@ export class ToolCall implements TaskCall, AttemptRecovery {
     private readonly context: CallContext,
     /** The LangChain config the tool was invoked with, for the interception hooks. */
     private readonly config?: RunnableConfig,
+    /**
+     * The call's idempotency key, made on its first keyed send and the same on every send after
+     * (retries, re-sends); a fallback's call is given its primary's.
+     */
+    private key?: string,
   ) {}
 
   // TaskCall's fields are read from the tool's runtime, not copied into every call.
@@ -109,8 +120,38 @@ export class ToolCall implements TaskCall, AttemptRecovery {
    */
   private sendOnce(scope: AttemptScope, n: number, meta: Record<string, string> | undefined): Promise<CallToolResult> {
     const { runtime } = this;
-    if (runtime.intercept) return this.intercepted(runtime.intercept, scope, n, meta);
-    return callToolOnce(runtime.target, this.args, scope, n, this.context, this.signal, meta, this, this.progressHere());
+    // `idempotencyKey: false` keeps a tool's calls unkeyed even on a server that says it honours keys.
+    const keyed = runtime.keyProperty !== undefined || (runtime.policy.idempotencyKey !== false && honoursKeys(runtime.target.connection));
+    if (keyed) {
+      // The global Web Crypto (Node 20, workerd, Deno, Bun, browsers), not node:crypto.
+      this.key ??= crypto.randomUUID();
+      meta = { ...meta, [IDEMPOTENCY_KEY_META]: this.key };
+    }
+    const sent = runtime.intercept
+      ? this.intercepted(runtime.intercept, scope, n, meta)
+      : callToolOnce(runtime.target, this.withKey(this.args), scope, n, this.context, this.signal, meta, this, this.progressHere());
+    return keyed ? sent.catch((error: unknown) => this.keyedFailure(error)) : sent;
+  }
+
+  /** The arguments as sent: the key in the tool's key property (the model's own value, if it sent one, is replaced). */
+  private withKey(args: Record<string, unknown>): Record<string, unknown> {
+    const property = this.runtime.keyProperty;
+    return property === undefined ? args : { ...args, [property]: this.key };
+  }
+
+  /**
+   * A keyed send failed: its error carries the key (`data.idempotencyKey`), the fact that makes a
+   * repeat safe (safeRepeat.ts), and the key to check with the server. Once a send may have run, so
+   * may the call: a later refusal (the key still running, an open circuit) keeps the outcome unknown,
+   * so that the model is not told a write that may have happened certainly did not.
+   */
+  private keyedFailure(error: unknown): never {
+    if (!isMcpToolError(error)) throw error;
+    const data = error.data;
+    const keyed = typeof data === "object" && data !== null && !Array.isArray(data) ? { ...(data as Record<string, unknown>), idempotencyKey: this.key } : data === undefined ? { idempotencyKey: this.key } : { data, idempotencyKey: this.key };
+    const outcome = error.outcome === "not_sent" && this.mayHaveRun ? "unknown" : error.outcome;
+    if (error.outcome !== "not_sent") this.mayHaveRun = true;
+    throw error.with({ data: keyed, outcome });
   }
 
   /**
@@ -126,6 +167,7 @@ export class ToolCall implements TaskCall, AttemptRecovery {
       mcpName: identity.mcpName,
       args: this.args,
       attempt: n,
+      ...(this.key !== undefined ? { idempotencyKey: this.key } : {}),
       ...(this.config ? { config: this.config } : {}),
       signal: scope.signal,
     };
@@ -137,7 +179,7 @@ export class ToolCall implements TaskCall, AttemptRecovery {
     // Heard by the attempt on every answer the server gives, before an `isError` one is judged a failure.
     if (after) this.afterAnswer = async (result) => (await this.hook("afterToolCall", scope, n, "executed", () => after({ ...context, args }, result))) ?? result;
     try {
-      return await callToolOnce(target, args, scope, n, this.context, this.signal, withMeta as Record<string, string> | undefined, this, this.progressHere(), plan?.headers);
+      return await callToolOnce(target, this.withKey(args), scope, n, this.context, this.signal, withMeta as Record<string, string> | undefined, this, this.progressHere(), plan?.headers);
     } finally {
       this.afterAnswer = undefined;
     }

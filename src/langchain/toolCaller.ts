@@ -21,6 +21,8 @@ import { telemetryOn } from "../telemetry/otel.js";
 import type { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
 import type { ToolExecutorFactory } from "./McpTool.js";
 import { currentToolRun, reportProgress, type ToolRun } from "./runEvents.js";
+import { idempotencyKeyOf } from "../errors/idempotency.js";
+import { keyPropertyOf } from "./idempotencyKey.js";
 import { ToolCall, type ToolRuntime } from "./toolCall.js";
 
 /** What the caller shares with its toolkit. */
@@ -54,6 +56,7 @@ export class ToolCaller {
     const identity: ToolIdentity = { exposedName, serverName: server, mcpName: tool.name, ...(tool.annotations ? { annotations: tool.annotations } : {}) };
     const serverConfig = config.servers[server] as ServerConfig;
     const policy = resolvePolicy(identity, config);
+    const keyProperty = keyPropertyOf(tool, policy.idempotencyKey);
     const runtime: ToolRuntime = {
       identity,
       policy,
@@ -73,6 +76,7 @@ export class ToolCaller {
         : {}),
       hearsProgress: () => events.listens("progress") || currentToolRun() !== undefined || telemetryOn(),
       onProgress: (progress, run) => this.progressed(exposedName, server, progress, run),
+      ...(keyProperty !== undefined ? { keyProperty } : {}),
     };
     this.runtimes.set(key, runtime);
     return runtime;
@@ -151,12 +155,12 @@ export class ToolCaller {
     withFallbackNote(convertResult(value, this.parts.config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH), fallback);
 
   /** One call of a tool: the pipeline, with the server's breaker, the tool's fallback, and events. */
-  private call(runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, nested = false, config?: RunnableConfig): Promise<WithFallback<CallToolResult>> {
+  private call(runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, nested = false, config?: RunnableConfig, key?: string): Promise<WithFallback<CallToolResult>> {
     const traced = telemetryOn();
     // Telemetry tracks a call by its context object, so a traced call needs one of its own;
     // untraced, nothing keys on it, and the tool's own serves every call.
     const context = traced ? { ...runtime.context } : runtime.context;
-    return runPipeline(this.specFor(runtime, args, context, traced, nested), signal, new ToolCall(runtime, args, signal, context, config));
+    return runPipeline(this.specFor(runtime, args, context, traced, nested), signal, new ToolCall(runtime, args, signal, context, config, key));
   }
 
   /**
@@ -188,18 +192,22 @@ export class ToolCaller {
     return {
       name: fallback,
       from: `server '${fallback}'`,
-      run: (_error, signal) => this.callFallbackServer(fallback, runtime, args, signal),
+      run: (error, signal) => this.callFallbackServer(fallback, runtime, args, signal, idempotencyKeyOf(error)),
       ...(before ? { before } : {}),
     };
   }
 
-  private async callFallbackServer(server: string, runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined): Promise<CallToolResult> {
+  /**
+   * The fallback server's call. It carries the primary's idempotency key, if it had one: a replica
+   * sharing the primary's store answers with the first result, and any other server sees a new key.
+   */
+  private async callFallbackServer(server: string, runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, key?: string): Promise<CallToolResult> {
     const connection = this.parts.connections.get(server)!;
     // A fallback server skipped at connect is tried now; if it is down, that is the error to report.
     if (connection.tools.length === 0) await connection.lease(signal);
     const tool = connection.tools.find((t) => t.name === runtime.identity.mcpName);
     if (!tool) throw McpToolError.of("tool_not_found", `Server '${server}' has no tool '${runtime.identity.mcpName}'.`, { serverName: server });
-    const { value } = await this.call(this.runtimeFor(server, tool, runtime.identity.exposedName), args, signal, true);
+    const { value } = await this.call(this.runtimeFor(server, tool, runtime.identity.exposedName), args, signal, true, undefined, key);
     return value;
   }
 }

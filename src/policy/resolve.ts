@@ -15,6 +15,8 @@ export interface ResolvedPolicy {
   task: "auto" | "always" | "never";
   /** Are the configuration's secrets removed from this tool's successful results? */
   redactResults: boolean;
+  /** The configured idempotency-key property, or `false` for none; unset, the input schema decides (see toolCaller). */
+  idempotencyKey?: string | false;
 }
 
 export interface ToolIdentity {
@@ -121,6 +123,8 @@ export function resolvePolicy(tool: ToolIdentity, config: McpToolkitConfig): Res
   };
   const maxTotal = pick("maxTotalTimeoutMs");
   if (maxTotal !== undefined) policy.maxTotalTimeoutMs = maxTotal;
+  const keyProperty = pick("idempotencyKey");
+  if (keyProperty !== undefined) policy.idempotencyKey = keyProperty;
   const fallback = pick("fallback") ?? server?.fallback;
   if (fallback !== undefined) policy.fallback = fallback;
   return policy;
