@@ -123,17 +123,23 @@ export class Redactor {
 }
 
 /** A copy with every string (keys included) passed through `clean`; nothing replaced by its key's name. */
-function knownOnly(value: unknown, clean: (text: string) => string, seen = new WeakSet<object>()): unknown {
+/** How deep a result is walked for configured secrets. */
+const MAX_WALK_DEPTH = 256;
+
+function knownOnly(value: unknown, clean: (text: string) => string, seen = new WeakSet<object>(), depth = 0): unknown {
   if (typeof value === "string") return clean(value);
   if (typeof value !== "object" || value === null) return value;
+  // Past this depth the value is left as it is: a hostile server's 100,000 levels would overflow
+  // the stack here, before the result is judged (too deep to render is invalid_result, later).
+  if (depth >= MAX_WALK_DEPTH) return value;
   if (seen.has(value)) return REDACTED;
   seen.add(value);
   try {
-    if (Array.isArray(value)) return value.map((v) => knownOnly(v, clean, seen));
+    if (Array.isArray(value)) return value.map((v) => knownOnly(v, clean, seen, depth + 1));
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       // defineProperty keeps a "__proto__" key as data instead of changing the copy's prototype.
-      Object.defineProperty(out, clean(k), { value: knownOnly(v, clean, seen), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, clean(k), { value: knownOnly(v, clean, seen, depth + 1), enumerable: true, writable: true, configurable: true });
     }
     return out;
   } finally {
