@@ -1,7 +1,11 @@
 import { defineConfig } from "vitest/config";
 
-/** The fault suites (chaos: thousands of calls through fault-injecting servers and proxies; restart: real kills and restarts), run by `npm run test:faults`. */
-export const FAULT_SUITES = ["test/chaos/**/*.test.ts", "test/restart/**/*.test.ts"];
+/**
+ * The fault and long-running suites (chaos: thousands of calls through fault-injecting servers and
+ * proxies; restart: real kills and restarts; slow: cases that take a minute by design), run by
+ * `npm run test:faults`.
+ */
+export const FAULT_SUITES = ["test/chaos/**/*.test.ts", "test/restart/**/*.test.ts", "test/slow/**/*.test.ts"];
 
 /** What both runs share: real servers and real processes, so generous limits that a loaded 2-core machine does not flake. */
 export const SHARED = { testTimeout: 30_000, hookTimeout: 30_000, pool: "forks", maxWorkers: 2 } as const;
