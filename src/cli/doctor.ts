@@ -8,6 +8,7 @@ import type { Reason } from "../errors/reasons.js";
 import { Redactor } from "../errors/redactor.js";
 import { hintFor, safeMessage } from "../errors/text.js";
 import { Connection } from "../mcp/session/Connection.js";
+import { unmatchedNames } from "../langchain/unmatchedNames.js";
 import { loadLeniently, type ConfigProblem } from "./lenientLoad.js";
 import { remedyFor } from "./remedies.js";
 
@@ -68,13 +69,16 @@ export async function runDoctor(source: string | McpToolkitConfig, options: Doct
   const { config, problems } = typeof source === "string" ? await loadLeniently(source, { ...(options.env ? { env: options.env } : {}), onWarning: (w) => warnings.push(w) }) : { config: source, problems: [] };
   // The toolkit's one redaction, made from the configuration as the toolkit makes it.
   const redactor = new Redactor(redactionOf(config));
-  const servers = await Promise.all(Object.entries(config.servers).map(([name, server]) => diagnose(name, server, config, redactor, options.connectTimeoutMs ?? DEFAULT_DOCTOR_TIMEOUT_MS)));
+  const listed = new Map<string, Tool[]>();
+  const servers = await Promise.all(Object.entries(config.servers).map(([name, server]) => diagnose(name, server, config, redactor, options.connectTimeoutMs ?? DEFAULT_DOCTOR_TIMEOUT_MS, listed)));
+  // Tool names that name no tool the servers listed, as the toolkit warns of them at connect.
+  for (const { field, message } of unmatchedNames(config, listed, [...listed.values()].flat().map((t) => t.name))) warnings.push(redactor.text(`${field}: ${message}`));
   // A configuration mistake's text leaves through the same redaction.
   const told = problems.map((p) => ({ ...p, problem: redactor.text(p.problem) }));
   return { source: typeof source === "string" ? source : "config", ok: problems.length === 0 && servers.every((s) => s.ok), servers, warnings, problems: told };
 }
 
-async function diagnose(name: string, server: ServerConfig, config: McpToolkitConfig, redactor: Redactor, defaultTimeoutMs: number): Promise<ServerDiagnosis> {
+async function diagnose(name: string, server: ServerConfig, config: McpToolkitConfig, redactor: Redactor, defaultTimeoutMs: number, listed: Map<string, Tool[]>): Promise<ServerDiagnosis> {
   const transport = "client" in server ? "client" : server.transport;
   const text = redactor.options;
   const target = safeMessage(targetOf(server), { ...text, maxLength: 200 });
@@ -90,6 +94,7 @@ async function diagnose(name: string, server: ServerConfig, config: McpToolkitCo
     const connectMs = Math.round(performance.now() - started);
     const version = connection.protocolVersion;
     const info = lease.client.getServerVersion();
+    listed.set(name, connection.tools);
     return {
       name,
       transport,

@@ -50,3 +50,13 @@ describe("a tool name that names no tool", () => {
     expect(warnings).toEqual([]);
   });
 });
+
+describe("doctor", () => {
+  it("reports a tool name that names no tool as a warning line, with the tool it probably meant", async () => {
+    const { runDoctor } = await import("../../src/cli/doctor.js");
+    const { formatReport } = await import("../../src/cli/format.js");
+    const report = await runDoctor({ servers: { s: { transport: "stdio", ...stdioFixtureCommand(), toolFilter: { allow: ["ecoh"] } } }, tools: { countr: { timeoutMs: 1_000 } } });
+    expect(report.warnings).toEqual([expect.stringMatching(/^servers\.s\.toolFilter\.allow\[0\]: .*did you mean "echo"\?$/), expect.stringMatching(/^tools\.countr: .*did you mean "counter"\?$/)]);
+    expect(formatReport(report)).toContain('warning: tools.countr: \'countr\' matches no tool');
+  });
+});
