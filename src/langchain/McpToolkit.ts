@@ -56,6 +56,12 @@ export class McpToolkit extends BaseToolkit {
   /** The shared state on Redis, when `sharedState` is set. */
   private fleet: { close(): void; catalogs: SharedCatalogs } | undefined;
 
+  // esbuild (tsup) renames a class whose body names itself (connect's `new McpToolkit`) to
+  // `_McpToolkit`, which stacks and util.inspect then print: the public name is set back.
+  static {
+    Object.defineProperty(this, "name", { value: "McpToolkit" });
+  }
+
   private constructor(private readonly config: McpToolkitConfig) {
     super();
     this.redactor = new Redactor(redactionOf(config));

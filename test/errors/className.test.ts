@@ -36,3 +36,18 @@ describe.each(["esm", "cjs"] as const)("the %s build's McpToolError", (format) =
     expect(error.with({ attempts: 2 })).toBeInstanceOf(McpToolError);
   });
 });
+
+describe("the built McpToolkit", () => {
+  it("is named McpToolkit, not esbuild's _McpToolkit", async () => {
+    const out = await build({ entryPoints: [join(import.meta.dirname, "../../src/langchain/McpToolkit.ts")], bundle: true, format: "esm", platform: "node", target: "node20", write: false, packages: "external" });
+    // Written beside the sources so its packages resolve from this repository's node_modules.
+    const file = join(import.meta.dirname, `.toolkit-name-${process.pid}.mjs`);
+    await writeFile(file, out.outputFiles[0]!.text);
+    try {
+      const { McpToolkit } = (await import(pathToFileURL(file).href)) as typeof import("../../src/langchain/McpToolkit.js");
+      expect(McpToolkit.name).toBe("McpToolkit");
+    } finally {
+      await rm(file, { force: true });
+    }
+  });
+});
