@@ -20,10 +20,17 @@ const retryFields = options({
   /** The first backoff delay, in milliseconds. @default 200 */
   minTimeout: number().default(200),
   /**
-   * The longest backoff delay, the longest Retry-After honoured, and the longest wait for a server
-   * that refused the connection to listen again, in milliseconds. @default 5000
+   * The longest backoff delay, and the longest wait for a server that refused the connection to
+   * listen again, in milliseconds. @default 5000
    */
   maxTimeout: number({ infinite: true }).default(5000),
+  /**
+   * The longest wait a server may ask for (`data.retryAfterMs`, preferred, or a Retry-After
+   * header), in milliseconds. A call waits at least what was asked, plus a little jitter, never
+   * less; a longer wait is implausible or too long for this call, and the call fails at once
+   * with the wait named in its message. @default 60000
+   */
+  maxRetryAfterMs: number({ infinite: true }).default(60_000),
   /** The backoff's growth per attempt. @default 2 */
   factor: number().default(2),
   /** Multiply each delay by a random factor between 1 and 2. @default true */

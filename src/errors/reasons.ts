@@ -71,6 +71,11 @@ export interface ReasonInfo {
    * reconnect), so the retry budget does not count it.
    */
   readonly unreached: boolean;
+  /**
+   * Retried at most once per call, whatever the retry policy's count: the server named state to
+   * refresh (a cursor, a task), and a second refusal after the refresh will not change.
+   */
+  readonly once: boolean;
 }
 
 const reason = (
@@ -79,7 +84,7 @@ const reason = (
   outcome: Outcome,
   label: string,
   hint: HintKey,
-  facts: { connection?: ConnectionEffect; byCaller?: boolean; byGuard?: boolean; serverAnswered?: boolean; unreached?: boolean } = {},
+  facts: { connection?: ConnectionEffect; byCaller?: boolean; byGuard?: boolean; serverAnswered?: boolean; unreached?: boolean; once?: boolean } = {},
 ): ReasonInfo => ({
   kind,
   transient,
@@ -91,6 +96,7 @@ const reason = (
   byGuard: facts.byGuard ?? false,
   serverAnswered: facts.serverAnswered ?? false,
   unreached: facts.unreached ?? false,
+  once: facts.once ?? false,
 });
 
 /** Every reason this library produces, with its default verdict. */
@@ -109,6 +115,9 @@ export const REASONS = {
   header_mismatch: reason("protocol", false, "not_sent", "the request's headers did not match its body", "use_another_tool"),
   // -32022: the two sides share no protocol version (a server upgraded or rolled back under us). The
   // connection is dropped so the next attempt renegotiates the era; a second one in a row is permanent.
+  // -32026 StaleState (Error Registry draft): the server rejected the request before acting because
+  // state it names in `data.kind` (a cursor, a task, request state) is stale; refresh it and try once.
+  stale_state: reason("protocol", true, "not_sent", "the server said the state this call relies on is stale", "try_later", { once: true, serverAnswered: true }),
   protocol_version_unsupported: reason("protocol", true, "not_sent", "no protocol version in common with the server", "use_another_tool", { connection: "lost", serverAnswered: true }),
 
   // Transport: the pipe or the HTTP layer failed.

@@ -2,6 +2,20 @@ import { McpToolError } from "../errors/McpToolError.js";
 import { cancelled, sleep, type CallContext } from "./abort.js";
 
 /**
+ * How long to wait when a server asked for `askedMs`: what it asked, plus a jitter of up to 10 %
+ * (at most 1 s) so that the callers it held back do not all return in the same instant. The
+ * jitter only adds: no call goes back earlier than the server asked.
+ */
+export function serverWait(askedMs: number, random: () => number = Math.random): number {
+  return Math.ceil(askedMs + random() * Math.min(askedMs * 0.1, 1000));
+}
+
+/** "3 s", "250 ms": a wait as a message names it. */
+export function waitText(ms: number): string {
+  return ms >= 1000 ? `${Math.ceil(ms / 1000)} s` : `${Math.ceil(ms)} ms`;
+}
+
+/**
  * The fleet's copy of a server's wait, kept by `src/fleet` when `sharedState` is set. Both
  * methods are synchronous: a wait learnt from the store is read from a local snapshot.
  */
@@ -14,8 +28,8 @@ export interface SharedWait {
 
 /**
  * A server's own wait signal, kept for all its calls: once it answers with Retry-After (a 429
- * or 503, or a JSON-RPC error with `data.retryAfter`), no call goes to it until the wait is
- * over. A call that may wait that long (the wait is within its retry policy's `maxTimeout`)
+ * or 503, or a JSON-RPC error with `data.retryAfterMs`), no call goes to it until the wait is
+ * over. A call that may wait that long (the wait is within its retry policy's `maxRetryAfterMs`)
  * waits; any other fails at once with `rate_limited` (`not_sent`) and the remaining wait, so
  * the next call does not hit the server again, as it did when only the call that received
  * the signal honoured it.
@@ -27,6 +41,7 @@ export class RetryAfterGate {
   constructor(
     readonly serverName: string,
     private readonly now: () => number = () => performance.now(),
+    private readonly random: () => number = Math.random,
   ) {}
 
   /** Joins the fleet's copy of the wait: one process's 429 holds back every process. */
@@ -55,12 +70,12 @@ export class RetryAfterGate {
       throw McpToolError.of(
         "rate_limited",
         // The retry policy, which will not wait this long, says so after this sentence.
-        `Server '${this.serverName}' asked callers to wait; ${Math.ceil(remaining / 1000)} s of that wait remain.`,
+        `Server '${this.serverName}' asked callers to wait; ${waitText(remaining)} of that wait remain.`,
         { ...context, serverName: this.serverName, retryAfterMs: Math.ceil(remaining) },
       );
     }
     try {
-      await sleep(remaining, signal);
+      await sleep(serverWait(remaining, this.random), signal);
     } catch (reason) {
       throw cancelled(context, reason, "not_sent");
     }

@@ -6,6 +6,7 @@ import { isSafeToRetry } from "../errors/safeRepeat.js";
 import { DEFAULT_RETRY, type ResolvedRetry, type RetryOptions, type RetryUnknownOutcome } from "../config/index.js";
 import { cancelled, sleep, type CallContext } from "./abort.js";
 import { OutageWait } from "./outageWait.js";
+import { serverWait, waitText } from "./RetryAfterGate.js";
 import type { RetryBudget } from "./RetryBudget.js";
 
 export type { ResolvedRetry, RetryOptions, RetryUnknownOutcome };
@@ -90,6 +91,8 @@ export async function retryAfterFirst<T>(
   let giveUpNote: string | undefined;
   // Retries spent. Counted here, not by p-retry: a refusal the server's listen watch then sees end spends none.
   let spent = 0;
+  // The reasons retried at most once per call that have had their one retry.
+  const onceSpent = new Set<string>();
   const outage = hooks.listening && hooks.listenWaitMs ? new OutageWait(hooks.listening, Math.min(options.maxTimeout, hooks.listenWaitMs), options.retries, hooks.signal) : undefined;
   try {
     return await pRetry(
@@ -129,11 +132,18 @@ export async function retryAfterFirst<T>(
           const reconnectNow = attemptNumber === 1 && e.outcome === "not_sent" && reasonInfo(e.reason).connection === "lost";
           let delay = outageMs > 0 ? outageMs : reconnectNow ? 0 : backoffDelay(spent + 1, options);
           if (e.retryAfterMs !== undefined) {
-            if (e.retryAfterMs > options.maxTimeout) {
-              giveUpNote = `The server asked to wait ${Math.ceil(e.retryAfterMs / 1000)} s, longer than the retry policy allows (${options.maxTimeout} ms).`;
+            // A wait past maxRetryAfterMs is implausible or too long for this call: fail now, naming it.
+            if (e.retryAfterMs > options.maxRetryAfterMs) {
+              giveUpNote = `The server asked to wait ${waitText(e.retryAfterMs)}, longer than the retry policy allows (maxRetryAfterMs ${options.maxRetryAfterMs} ms).`;
               return false;
             }
-            delay = Math.max(delay, e.retryAfterMs);
+            // Never earlier than asked; the jitter only adds.
+            delay = Math.max(delay, options.randomize ? serverWait(e.retryAfterMs) : e.retryAfterMs);
+          }
+          // A reason retried once per call (stale_state: the server named state to refresh).
+          if (reasonInfo(e.reason).once) {
+            if (onceSpent.has(e.reason)) return false;
+            onceSpent.add(e.reason);
           }
           const remaining = options.maxRetryTime - (performance.now() - started);
           if (outageMs === 0 && delay >= remaining) {

@@ -162,7 +162,7 @@ class PipelineCall<T, I> {
     this.attempts = n;
     const gate = this.spec.guards?.gate;
     // Checked without an await: most attempts meet no wait.
-    if (gate && gate.remainingMs > 0) return gate.pass(this.spec.policy.retry.maxTimeout, this.waitSignal, this.spec.context).then(() => this.paced(n));
+    if (gate && gate.remainingMs > 0) return gate.pass(this.spec.policy.retry.maxRetryAfterMs, this.waitSignal, this.spec.context).then(() => this.paced(n));
     return this.paced(n);
   }
 

@@ -57,6 +57,7 @@ describe("the defaults", () => {
       retries: 2,
       minTimeout: 200,
       maxTimeout: 5000,
+      maxRetryAfterMs: 60_000,
       factor: 2,
       randomize: true,
       maxRetryTime: Number.POSITIVE_INFINITY,

@@ -105,14 +105,15 @@ describe("-32023 RateLimited from a real v2 server (2026-07-28 era)", () => {
 });
 
 describe("-32023 RateLimited from a real v1 server (2025 era)", () => {
-  it("reads a -32023 without data as rate_limited and retries it (it was a server_error, outcome unknown, and not repeated)", async () => {
+  it("reads a -32023 without data.retryAfterMs as a code it cannot read: server_error, outcome unknown, not repeated", async () => {
+    // SEP-3304: -32023 is also seen in the wild meaning other things; only its stated wait makes it RateLimited.
     const limits = { refuse: 1, refused: 0, answered: 0 };
     const http = await startHttpFixture({ build: () => v1Limited(limits, undefined) });
     cleanups.push(() => http.close());
     const { call, events } = await toolkitFor(http.url);
-    expect(await call("search", { q: "x" })).toEqual({ status: "success", content: "found 3" });
-    expect(limits.refused).toBe(1);
-    expect(retries(events)[0]!.error).toMatchObject({ reason: "rate_limited", code: -32023, outcome: "not_sent" });
+    expect((await call("search", { q: "x" })).error).toMatchObject({ reason: "server_error", code: -32023, transient: false, outcome: "unknown", attempts: 1 });
+    expect(limits).toMatchObject({ refused: 1, answered: 0 });
+    expect(retries(events)).toEqual([]);
   });
 
   it("honours data.retryAfterMs over the 2025 transport too", async () => {
@@ -133,7 +134,7 @@ describe("HTTP 429 carrying -32023 (SEP-3304 over HTTP)", () => {
     const { call, events } = await toolkitFor(http.url);
     const body = { jsonrpc: "2.0", id: null, error: { code: -32023, message: "Too many requests", data: { retryAfterMs: 200, limit: 60, remaining: 0 } } };
     http.failNext(429, 1, { headers: { "retry-after": "60" }, contentType: "application/json", body: JSON.stringify(body) });
-    // The header's 60 s is past the retry policy's maxTimeout (5 s): read alone, it would fail the call at once.
+    // The header's 60 s would be the longest wait maxRetryAfterMs allows: the body's 200 ms wins.
     expect(await call("search", { q: "x" })).toEqual({ status: "success", content: "found 3" });
     const [retry] = retries(events);
     expect(retry!.error).toMatchObject({ reason: "rate_limited", status: 429, code: -32023, retryAfterMs: 200 });

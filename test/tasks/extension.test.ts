@@ -74,4 +74,27 @@ describe("2026-07-28 Tasks through the io.modelcontextprotocol/tasks extension",
     expect(events.some((e) => e.type === "retry")).toBe(true);
     expect(new Set(events.filter((e) => e.type === "task").map((e) => (e as { taskId: string }).taskId))).toEqual(new Set(["task-1"]));
   }, 30_000);
+
+  it("a task the server calls stale (-32026, data.kind task) is dropped, not resumed: for an idempotent tool the one retry starts a fresh task", async () => {
+    const server = later(await startExtensionTaskServer());
+    const events: McpEvent[] = [];
+    const toolkit = await connect(server.url, { onEvent: (e) => events.push(e), tools: { long_job: { idempotent: true } } });
+    server.staleNextTask();
+    const reply = await replyOf(toolkit.getTool("long_job"), { ms: 100, text: "fresh" });
+    expect(reply).toEqual({ content: "fresh", error: undefined });
+    // task-1 was refused as stale; the retry created task-2 instead of asking about task-1 again.
+    expect(server.created).toEqual(["task-1", "task-2"]);
+    const retries = events.filter((e) => e.type === "retry");
+    expect(retries).toHaveLength(1);
+    expect((retries[0] as { error: { reason: string } }).error).toMatchObject({ reason: "stale_state" });
+  }, 30_000);
+
+  it("a stale task of a tool that is not idempotent is not run again: task-1 may have done its work (outcome unknown)", async () => {
+    const server = later(await startExtensionTaskServer());
+    const toolkit = await connect(server.url);
+    server.staleNextTask();
+    const reply = await replyOf(toolkit.getTool("long_job"), { ms: 100, text: "fresh" });
+    expect(reply.error).toMatchObject({ reason: "stale_state", outcome: "unknown", attempts: 1 });
+    expect(server.created).toEqual(["task-1"]);
+  }, 30_000);
 });

@@ -37,6 +37,11 @@ export interface NormalizeContext {
   response?: HttpResponseFacts;
   /** Detail about the transport's end: exit code, signal, stderr tail. */
   exit?: ExitInfo;
+  /**
+   * The protocol era the call went over: on `modern` (2026-07-28) an unknown code in
+   * -32020..-32099 is not retried. Unset, the 2025 reading applies.
+   */
+  era?: "modern" | "legacy";
   /** Server-defined codes and how to read them. */
   customCodes?: CustomCodeTable;
   attempts?: number;

@@ -79,12 +79,16 @@ export function fromHttpStatus(status: number, raw: string, ctx: NormalizeContex
   if (status >= 200 && status < 300) return unexpectedResponse(ctx, raw);
   if (status === 404 && (ctx.hadSession || SESSION_BODY.test(body))) return as("session_expired");
   if (status === 400 && SESSION_BODY.test(body)) return as("session_expired");
-  // A 400 whose body is a JSON-RPC error (a modern-only endpoint refusing a 2025 initialize with
-  // -32022): the server spoke MCP, and its error is the real cause.
-  const rpc = status === 400 ? jsonRpcErrorIn(body) : undefined;
-  if (rpc) {
+  // A JSON-RPC error body governs over the status it came with (a modern-only endpoint refusing a
+  // 2025 initialize with 400 and -32022; a 503 whose body is -32024 with `notProcessed`): the
+  // server spoke MCP, and its error is the real cause. Outside a 400, a body we cannot read
+  // (a plain server error) says less than the status, which then decides. 401 and 403 start an
+  // authorization flow whatever the body says, and a 429 reads its body below.
+  const rpc = jsonRpcErrorIn(body);
+  if (rpc && status !== 401 && status !== 403 && status !== 429) {
     const inner = fromJsonRpc(rpc, rpc.code, rpc.message, ctx);
-    return { ...inner, overrides: { ...inner.overrides, status } };
+    const retryAfter = inner.overrides?.retryAfterMs ?? (inner.reason === "rate_limited" || inner.reason === "service_unavailable" ? retryAfterMs : undefined);
+    if (status === 400 || inner.reason !== "server_error") return { ...inner, overrides: dropUndefined({ ...inner.overrides, status, retryAfterMs: retryAfter }) };
   }
   if (status === 401) return as("unauthorized", {}, message + authDetail(status, facts));
   if (status === 403) return as("forbidden", {}, message + authDetail(status, facts));
@@ -93,11 +97,11 @@ export function fromHttpStatus(status: number, raw: string, ctx: NormalizeContex
   // empty, for every request in flight when it closes (a graceful stop). The tool had started.
   if (status === 499) return as("connection_closed", {}, body ? message : "HTTP 499: the server ended the request before answering (it was stopping); the tool may have run.");
   if (status === 429) {
-    // SEP-3304: a JSON-RPC -32023 in the body states the wait in ms, and it wins over Retry-After (RL-9).
-    const limited = jsonRpcErrorIn(body);
-    const stated = limited ? retryAfterFromData(limited.data) : undefined;
-    const text = limited ? `HTTP 429: ${rateLimitText(limited.message, limited.data)}` : message;
-    return as("rate_limited", { retryAfterMs: stated ?? retryAfterMs, code: limited?.code, data: limited?.data }, text);
+    // SEP-3304: a JSON-RPC -32023 in the body states the wait in ms, and it wins over Retry-After
+    // (RL-9); one the body read above did not settle (no `retryAfterMs`) leaves the 429 to decide.
+    const stated = rpc ? retryAfterFromData(rpc.data) : undefined;
+    const text = rpc ? `HTTP 429: ${rateLimitText(rpc.message, rpc.data)}` : message;
+    return as("rate_limited", { retryAfterMs: stated ?? retryAfterMs, code: rpc?.code, data: rpc?.data }, text);
   }
   if (status === 503 && ENVOY_RESET.test(body) && !ENVOY_NOT_FORWARDED.test(body)) return as("server_error", { outcome: "unknown" });
   // The proxy could not reach the server: 503, and Cloudflare's 521 (refused), 522 (timed out), 523 (unreachable).

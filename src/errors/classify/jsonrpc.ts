@@ -3,6 +3,7 @@ import type { McpToolErrorFields } from "../McpToolError.js";
 import type { Reason } from "../reasons.js";
 import type { Classification, NormalizeContext } from "./context.js";
 import { connectionClosed, isLocalTimeout, SDK_CONNECTION_CLOSED, SDK_REQUEST_TIMEOUT, timeoutMessage } from "./local.js";
+import { fromRegistry, fromUnregistered } from "./registry.js";
 import { retryAfterFromData } from "./retryAfter.js";
 import { namesMissingTool } from "./toolMissing.js";
 import { isRecord, stripMcpPrefix } from "./util.js";
@@ -13,12 +14,6 @@ const URL_ELICITATION_REQUIRED = -32042;
 const HEADER_MISMATCH = -32020;
 const MISSING_CLIENT_CAPABILITY = -32021;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
-/**
- * SEP-3304 (proposed): RateLimited, its `data` typed as `{ retryAfterMs: number, limit?: number,
- * remaining?: number }`. Over HTTP it comes with a 429, whose Retry-After it overrides.
- */
-export const RATE_LIMITED = -32023;
-
 const RELAYED_PREFIX = /^MCP error -?\d+:\s*MCP error -?\d+:/;
 
 /**
@@ -74,8 +69,11 @@ export function fromJsonRpc(error: unknown, code: number, message: string, ctx: 
       overrides: { ...base, kind: "protocol" as const, transient: custom.transient, retryAfterMs: retryAfterFromData(data) },
     };
   }
+  // The registered codes (SEP-3304, the Error Registry), read by code and data alone.
+  const registered = fromRegistry(code, text, data);
+  if (registered) return { ...registered, message: registered.reason === "rate_limited" ? rateLimitText(registered.message, data) : registered.message, overrides: { ...base, ...registered.overrides } };
   const retryAfterMs = retryAfterFromData(data);
-  if (code === 429 || code === RATE_LIMITED || retryAfterMs !== undefined) {
+  if (code === 429 || retryAfterMs !== undefined) {
     return { reason: "rate_limited", message: rateLimitText(text, data), overrides: { ...base, retryAfterMs } };
   }
   // The SDK client's own output-schema checks reuse -32600 and -32602 for a result the server did send.
@@ -102,8 +100,13 @@ export function fromJsonRpc(error: unknown, code: number, message: string, ctx: 
       return { reason: "internal_error", message: text, overrides: base };
     case URL_ELICITATION_REQUIRED:
       return { reason: "elicitation_required", message: text, overrides: base };
-    default:
+    default: {
+      // 2026-07-28: an unknown code in -32020..-32099 is not retried; -32000..-32019 mean only
+      // what the server's `errorCodes` (read above) say, so they stay a plain server error.
+      const unknown = fromUnregistered(code, text, ctx);
+      if (unknown) return { ...unknown, overrides: { ...base, ...unknown.overrides } };
       return { reason: "server_error", message: text, overrides: { ...base, kind: "protocol" } };
+    }
   }
 }
 

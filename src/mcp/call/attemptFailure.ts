@@ -12,6 +12,7 @@ import type { AttemptScope } from "../../policy/TimeoutPolicy.js";
 import type { AttemptRecovery, Progress, ToolTarget } from "./callTool.js";
 import { StreamLostError, ToolkitClosedError, type Connection, type Lease } from "../session/Connection.js";
 import type { TaskCall } from "../tasks/taskCall.js";
+import { eraOf } from "../session/clients.js";
 
 /** What one attempt learnt on its way, read when it fails to classify the failure. */
 export interface AttemptFacts {
@@ -128,6 +129,9 @@ function classifyFailure(facts: AttemptFacts, thrown: unknown): McpToolError {
   const response = lease?.requests.takeResponse(id);
   if (response) known.response = response;
   if (target.customCodes) known.customCodes = target.customCodes;
+  // The era decides how an unregistered JSON-RPC code reads (2026-07-28: not retried).
+  const era = lease ? eraOf(lease.client) : undefined;
+  if (era) known.era = era;
   const e = normalize(thrown, known);
   return unsent && e.outcome !== "not_sent" ? e.with({ outcome: "not_sent" }) : e;
 }

@@ -116,8 +116,10 @@ export async function taskAttempt(client: AnyClient, params: CallParams, task: T
     const id = task.id;
     // Our timer or the caller's abort: the task was sent tasks/cancel, and a repeat starts afresh.
     const endedByUs = thrown.reason === "request_timeout" || thrown.reason === "cancelled";
-    if (endedByUs || !thrown.transient) task.id = undefined;
-    if (id === undefined || endedByUs || !thrown.transient) throw thrown;
+    // -32026 StaleState naming the task: the server holds no usable state for it, so a repeat starts a fresh task.
+    const staleTask = thrown.reason === "stale_state" && (thrown.data as { kind?: unknown } | undefined)?.kind === "task";
+    if (endedByUs || staleTask || !thrown.transient) task.id = undefined;
+    if (id === undefined || endedByUs || staleTask || !thrown.transient) throw thrown;
     const data = thrown.data;
     if (data !== undefined && (typeof data !== "object" || data === null || Array.isArray(data))) throw thrown;
     throw thrown.with({ data: { ...(data as Record<string, unknown> | undefined), resumeTask: id } });

@@ -63,6 +63,8 @@ export interface ExtensionTaskServer {
   readonly gets: number;
   /** On the next tasks/get, drops every socket instead of answering, as a redeploy does; the tasks live on. */
   dropOnNextGet(): void;
+  /** Answers every tasks/get of the next task created with -32026 StaleState (`data.kind: "task"`), as a store that lost it would. */
+  staleNextTask(): void;
   close(): Promise<void>;
 }
 
@@ -78,6 +80,8 @@ export async function startExtensionTaskServer(): Promise<ExtensionTaskServer> {
   const seen: SeenRequest[] = [];
   let gets = 0;
   let drop = false;
+  let staleNext = false;
+  const stale = new Set<string>();
   let http: HttpServer | undefined;
   const touch = (task: Task, change: Partial<Task>) => Object.assign(task, change, { lastUpdatedAt: new Date().toISOString() });
   const view = (task: Task) => ({
@@ -98,6 +102,8 @@ export async function startExtensionTaskServer(): Promise<ExtensionTaskServer> {
     const task: Task = { taskId: `task-${created.length + 1}`, status: "working", statusMessage, createdAt: now, lastUpdatedAt: now, answers: {}, timers: [] };
     tasks.set(task.taskId, task);
     created.push(task.taskId);
+    if (staleNext) stale.add(task.taskId);
+    staleNext = false;
     return task;
   };
   const later = (task: Task, ms: number, then: () => void) => task.timers.push(setTimeout(then, ms));
@@ -180,6 +186,7 @@ export async function startExtensionTaskServer(): Promise<ExtensionTaskServer> {
         http?.closeAllConnections();
         return new Promise<never>(() => {});
       }
+      if (stale.has(taskId)) throw new ProtocolError(-32026, "Task state is stale", { kind: "task" });
       const task = lookup(taskId);
       const payload = task.status === "input_required" ? { inputRequests: task.inputRequests } : task.result ? { result: task.result } : {};
       return checked(GetTaskResultV2Schema, { resultType: "complete", ...view(task), ...payload }) as never;
@@ -222,6 +229,7 @@ export async function startExtensionTaskServer(): Promise<ExtensionTaskServer> {
       return gets;
     },
     dropOnNextGet: () => void (drop = true),
+    staleNextTask: () => void (staleNext = true),
     async close() {
       for (const task of tasks.values()) for (const timer of task.timers) clearTimeout(timer);
       await handler.close();
