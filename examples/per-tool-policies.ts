@@ -50,7 +50,9 @@ const call = async (name: string, args: Record<string, unknown>) => {
 
 try {
   await call("search", { query: "mcp" }); // 503 is `not_sent`: retried (3 retries from the server layer)
-  await call("transfer", { from: "acct-1", to: "acct-2", amount: 250 }); // outcome unknown + not idempotent: never repeated
+  // Outcome unknown on a write that is not idempotent: repeated only because it carries an idempotency key
+  // (its schema has one; the model never sees it), and the server replays the first result.
+  await call("transfer", { from: "acct-1", to: "acct-2", amount: 250 });
   console.log(`  (transfer ran ${shop.executions.get("transfer")} time on the server)`);
   await call("slow_report", { quarter: "Q3" }); // times out at 300 ms, the fallback function answers
   await warehouse.close(); // the warehouse goes down: inventory (idempotent) gets the toolkit's single retry
