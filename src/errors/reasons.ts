@@ -131,7 +131,7 @@ export const REASONS = {
   tls_error: reason("transport", false, "not_sent", "TLS error", "person_must_act"),
   spawn_failed: reason("transport", false, "not_sent", "the server process could not be started", "person_must_act"),
   // A stdio server that exited before it answered initialize: no call was made, and the same command fails the same way.
-  server_start_failed: reason("transport", false, "not_sent", "the server process exited before it answered initialize", "person_must_act"),
+  server_start_failed: reason("transport", false, "not_sent", "the server process exited before it answered initialize", "person_must_act", { unreached: true }),
   // Something answered, but not an MCP server (a login page, a proxy's page): the request may have reached one.
   unexpected_response: reason("transport", false, "unknown", "the endpoint did not answer as an MCP server", "check_endpoint"),
   http_error: reason("transport", false, "not_sent", "HTTP error", "use_another_tool"),

@@ -4,7 +4,8 @@
  * never "closed during the call". An optional one is tried again in the background with waits
  * that keep doubling up to 5 minutes, and its status says when the next try is.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -66,5 +67,22 @@ describe("the background waits of a server that cannot start", () => {
     expect(cannotStart.at(-1)).toBe(START_FAILED_MAX_DELAY_MS);
     for (let i = 1; i < cannotStart.length; i++) expect(cannotStart[i]).toBeGreaterThanOrEqual(cannotStart[i - 1]!);
     expect(Math.max(...waits("connection_refused"))).toBe(DEFAULT_RECONNECT.maxDelayMs);
+  });
+});
+
+describe("a stdio server that started before and now exits before it answers initialize", () => {
+  it("is server_start_failed but transient (a crash loop, a dependency not ready): the same command ran before", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-restart-"));
+    const marker = join(dir, "started");
+    const wrapper = join(dir, "server.mjs");
+    const fixture = join(import.meta.dirname, "../servers/stdio-server.ts");
+    writeFileSync(wrapper, `import { existsSync, writeFileSync } from "node:fs";\nif (existsSync(${JSON.stringify(marker)})) { console.error("boot: upstream database not ready"); process.exit(3); }\nwriteFileSync(${JSON.stringify(marker)}, "1");\nawait import(${JSON.stringify(pathToFileURL(fixture).href)});\n`);
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "stdio", command: process.execPath, args: ["--import", "tsx", wrapper] } }, retry: { retries: 0 } }));
+    expect((await toolkit.getTool("echo")!.invoke({ text: "up" })) as unknown).toBe("up");
+    // The server process exits; the next call starts it again, and this time it dies at boot.
+    await toolkit.getTool("crash")!.invoke({ code: 1 }).catch(() => undefined);
+    const reply = (await toolkit.getTool("echo")!.invoke({ type: "tool_call", id: "c1", name: "echo", args: { text: "again" } })) as { artifact: unknown };
+    expect(reply.artifact).toMatchObject({ reason: "server_start_failed", transient: true, outcome: "not_sent" });
+    expect(String((reply.artifact as { message: string }).message)).toMatch(/exited with code 3 before it answered initialize: its last words on stderr: boot: upstream database not ready\. It started before/);
   });
 });

@@ -20,8 +20,13 @@ const CAUSES: Array<{ test: RegExp; say: (match: RegExpMatchArray) => string }> 
   { test: /No module named '?([\w.]+)'?/, say: (m) => `the Python module '${m[1]}' is not installed where the server runs.` },
 ];
 
-/** The error of a connect whose stdio server exited before answering `initialize`; `exit` is what its transport saw. */
-export function startFailed(serverName: string, exit: ExitInfo, cause: unknown): McpToolError {
+/**
+ * The error of a connect whose stdio server exited before answering `initialize`; `exit` is what
+ * its transport saw. Permanent when the command never started (or its words name a cause a person
+ * must fix); transient when the same command ran before (`restarted`): a crash loop, a dependency
+ * not ready yet, which the next try may find up.
+ */
+export function startFailed(serverName: string, exit: ExitInfo, cause: unknown, restarted = false): McpToolError {
   const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.exitCode ?? "unknown"}`;
   const stderr = exit.stderrTail?.trim() ?? "";
   const known = CAUSES.map(({ test, say }) => {
@@ -30,8 +35,12 @@ export function startFailed(serverName: string, exit: ExitInfo, cause: unknown):
   }).find((said) => said !== undefined);
   const lastLine = stderr.split("\n").filter((line) => line.trim() !== "").at(-1);
   const why = known ?? (lastLine ? `its last words on stderr: ${lastLine.trim()}` : "it wrote nothing on stderr.");
-  return McpToolError.of("server_start_failed", `Server '${serverName}' ${how} before it answered initialize: ${why}`, {
+  const transient = restarted && known === undefined;
+  const again = transient ? " It started before with the same command: it is tried again." : "";
+  const said = /[.!?)]$/.test(why) ? why : `${why}.`;
+  return McpToolError.of("server_start_failed", `Server '${serverName}' ${how} before it answered initialize: ${said}${again}`, {
     serverName,
+    transient,
     data: { exitCode: exit.exitCode ?? null, signal: exit.signal ?? null, stderr },
     cause,
   });
@@ -42,9 +51,9 @@ export function startFailed(serverName: string, exit: ExitInfo, cause: unknown):
  * over HTTP, the process's exit over stdio. A stdio process that died on its own during its
  * connect (not stopped by our timeout) never got a call: it failed to start.
  */
-export function connectFailure(serverName: string, error: unknown, requests: ClientRequests | undefined, facts: { url: string | undefined; stdio: boolean; lastExit: ExitInfo | undefined }): McpToolError {
+export function connectFailure(serverName: string, error: unknown, requests: ClientRequests | undefined, facts: { url: string | undefined; stdio: boolean; lastExit: ExitInfo | undefined; restarted: boolean }): McpToolError {
   const response = requests?.takeNewest();
   const exited = facts.stdio ? requests?.exit : undefined;
   const seen = normalize(error, { serverName, exit: exited ?? facts.lastExit, notSent: true, ...(facts.url ? { url: facts.url } : {}), ...(response ? { response } : {}) });
-  return exited && seen.reason === "connection_closed" ? startFailed(serverName, exited, error) : seen;
+  return exited && seen.reason === "connection_closed" ? startFailed(serverName, exited, error, facts.restarted) : seen;
 }
