@@ -42,11 +42,12 @@ export async function startFromCatalogs(
       await identitiesReady([server]);
       const identity = credentialHash(server);
       if (fleet) connection.catalog.onListed = (listing) => keep(fleet, name, server, { ...listing, identity });
-      const maxAgeMs = server.catalogMaxAgeMs ?? DEFAULT_SERVER_OPTIONS.catalogMaxAgeMs;
-      const why = given[name] === undefined ? undefined : unusable(given[name], identity, maxAgeMs);
-      if (why) warn(`catalog.servers.${name}`, `The catalog's entry for server '${name}' is not used, ${why}; the server is listed as usual.`);
-      const entry = (why ? undefined : asServerCatalog(given[name])) ?? (fleet ? usable(await fleet.read(name, server), identity, server) : undefined);
-      if (entry) connection.seed(why ? entry : { ...entry, ttlMs: heldFor(entry, maxAgeMs) });
+      // A catalog handed over may outlive its server's silence (catalogMaxAgeMs); Redis holds an entry for its own ttl only.
+      const fromGiven = given[name] === undefined ? undefined : judged(given[name], identity, server.catalogMaxAgeMs ?? DEFAULT_SERVER_OPTIONS.catalogMaxAgeMs);
+      if (fromGiven && "why" in fromGiven) warn(`catalog.servers.${name}`, `The catalog's entry for server '${name}' is not used, ${fromGiven.why}; the server is listed as usual.`);
+      const fromFleet = fromGiven && "entry" in fromGiven ? undefined : fleet ? judged(await fleet.read(name, server), identity, 0, server) : undefined;
+      const use = fromGiven && "entry" in fromGiven ? fromGiven : fromFleet && "entry" in fromFleet ? fromFleet : undefined;
+      if (use) connection.seed(use.entry);
     }),
   );
 }
@@ -71,28 +72,22 @@ function heldFor(entry: Listing, maxAgeMs: number): number {
   return entry.ttlFromServer === true ? entry.ttlMs : Math.max(entry.ttlMs, maxAgeMs);
 }
 
-/** Why an entry handed to `connect({ catalog })` cannot be used by this server, or undefined when it can. */
-function unusable(value: unknown, identity: string, maxAgeMs: number): string | undefined {
-  const entry = asServerCatalog(value);
-  if (!entry) return "as it is not a catalog entry of this version (export it again with toolkit.catalog())";
-  if (entry.identity !== identity) return "as the server's URL or command, headers or environment changed since it was exported";
-  if (remainingMs({ ...entry, ttlMs: heldFor(entry, maxAgeMs) }) > 0) return undefined;
-  const age = Math.round((Date.now() - entry.listedAt) / 60_000);
-  return entry.ttlFromServer === true
-    ? `as the server said its list holds ${entry.ttlMs} ms, and it was listed ${age} min ago`
-    : `as it was listed ${age} min ago, longer ago than the server's catalogMaxAgeMs (${maxAgeMs} ms)`;
-}
-
 /**
- * An entry this server may start from: well formed, listed under the same identity, not run
- * out. From Redis (`shared` given) a private list is also refused where the identity cannot
- * tell the caller apart (see `shareable`).
+ * The entry this server may start from, held for `heldFor`: well formed, listed under the same
+ * identity, not run out; or why not. From Redis (`shared` given) a private list is also refused
+ * where the identity cannot tell the caller apart (see `shareable`).
  */
-function usable(value: unknown, identity: string, shared?: ServerConfig): Listing | undefined {
+function judged(value: unknown, identity: string, maxAgeMs: number, shared?: ServerConfig): { entry: Listing } | { why: string } {
   const entry = asServerCatalog(value);
-  if (!entry || entry.identity !== identity || remainingMs(entry) <= 0) return undefined;
-  if (shared && !shareable(shared, entry)) return undefined;
-  return entry;
+  if (!entry) return { why: "as it is not a catalog entry of this version (export it again with toolkit.catalog())" };
+  if (entry.identity !== identity) return { why: "as the server's URL or command, headers or environment changed since it was exported" };
+  if (shared && !shareable(shared, entry)) return { why: "as its list is private to other credentials" };
+  const held = { ...entry, ttlMs: heldFor(entry, maxAgeMs) };
+  if (remainingMs(held) > 0) return { entry: held };
+  const age = Math.round((Date.now() - entry.listedAt) / 60_000);
+  if (entry.ttlFromServer === true) return { why: `as the server said its list holds ${entry.ttlMs} ms, and it was listed ${age} min ago` };
+  if (maxAgeMs === 0) return { why: `as its list was to hold ${entry.ttlMs} ms (catalogTtlMs), and it was listed ${age} min ago` };
+  return { why: `as it was listed ${age} min ago, longer ago than the server's catalogMaxAgeMs (${maxAgeMs} ms)` };
 }
 
 /** A listing that may not be shared, or that ran out, clears what Redis holds: it is no longer the server's list. */
