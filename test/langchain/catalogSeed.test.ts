@@ -4,7 +4,7 @@
  * The store is a stub (its Redis side has its own tests in test/fleet/catalog.test.ts).
  */
 import { describe, expect, it } from "vitest";
-import type { ServerConfig } from "../../src/index.js";
+import type { McpToolkitConfig, ServerConfig } from "../../src/index.js";
 import { startFromCatalogs, type SharedCatalogs } from "../../src/langchain/catalog.js";
 import { Connection } from "../../src/mcp/session/Connection.js";
 import { credentialHash, identitiesReady } from "../../src/mcp/session/serverIdentity.js";
@@ -13,11 +13,12 @@ const server: ServerConfig = { transport: "http", url: "http://127.0.0.1:1/mcp" 
 
 async function seededTtl(from: "given" | "fleet"): Promise<number | undefined> {
   await identitiesReady([server]);
-  const entry = { tools: [{ name: "echo", inputSchema: { type: "object" } }], listedAt: Date.now() - 1_000, ttlMs: 5_000, cacheScope: "public", identity: credentialHash(server) };
+  const entry = { tools: [{ name: "echo", inputSchema: { type: "object" } }], listedAt: Date.now() - 1_000, ttlMs: 5_000, cacheScope: "public" as const, identity: credentialHash(server) };
   const fleet: SharedCatalogs = { read: async () => (from === "fleet" ? entry : undefined), write: () => {} } as unknown as SharedCatalogs;
   const connection = new Connection("s", server, { name: "t", version: "0" });
   try {
-    await startFromCatalogs(new Map([["s", connection]]), { servers: { s: server }, ...(from === "given" ? { catalog: { version: 1, servers: { s: entry } } } : {}) }, fleet);
+    const config = { servers: { s: server }, ...(from === "given" ? { catalog: { version: 1, servers: { s: entry } } } : {}) } as McpToolkitConfig;
+    await startFromCatalogs(new Map([["s", connection]]), config, fleet);
     return connection.catalog.fresh()?.ttlMs;
   } finally {
     await connection.close();

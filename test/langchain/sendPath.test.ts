@@ -160,3 +160,14 @@ describe("per-call headers", () => {
     expect(String(reply.content)).toMatch(/over stdio/);
   });
 });
+
+describe("per-call headers over the legacy SSE transport", () => {
+  it("reach the server with the call's POST, never another call's", async () => {
+    const runs: string[] = [];
+    const http = later(await startHttpFixture({ mode: "sse", build: () => whoami(runs) }));
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "sse", url: http.url.href } }, beforeToolCall: userHook }));
+    const tool = toolkit.getTool("whoami");
+    const replies = await Promise.all(["alice", undefined, "bob"].map((user) => invoke(tool, { text: "hi" }, user)));
+    expect(replies.map((r) => r.content)).toEqual(["user=alice", "user=undefined", "user=bob"]);
+  });
+});

@@ -63,11 +63,6 @@ export class ClientRequests implements TransportProbe {
     this.eventStreamLost?.(transport, error);
   };
 
-  /** The headers a call set for request `id` of this client, if any. */
-  headersFor(id: number | string): Record<string, string> | undefined {
-    return this.requestHeaders.get(id);
-  }
-
   /** Request `id` was written for `request`: a broken answer stream ends its attempt, until `untrack`. */
   track(id: number, request: SentRequest): void {
     this.sent.set(id, request);

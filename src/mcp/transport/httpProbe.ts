@@ -39,12 +39,13 @@ export function probingFetch(probe: TransportProbe, options: ProbingFetchOptions
   };
 }
 
-/** The POST with the headers a call set for its own request (see TransportProbe.headersFor). */
+/** The POST with the headers a call set for its own request (see TransportProbe.requestHeaders). */
 function withRequestHeaders(init: RequestInit, body: string, probe: TransportProbe): RequestInit {
-  if (!probe.headersFor) return init;
+  const own = probe.requestHeaders;
+  if (!own || own.size === 0) return init;
   let headers: Headers | undefined;
   for (const id of requestIds(body)) {
-    const set = probe.headersFor(id);
+    const set = own.get(id);
     if (!set) continue;
     headers ??= new Headers(init.headers);
     for (const [name, value] of Object.entries(set)) headers.set(name, value);

@@ -14,11 +14,10 @@ export interface TransportProbe extends ActivityClock {
   /** How the stdio process ended, once it has. */
   exit?: ExitInfo;
   /**
-   * The HTTP headers a call set for this one request (a `beforeToolCall`'s), by the id this
-   * client gave it: added to that request's POST, never to another's.
+   * HTTP headers for one request alone, by the id its client gave it, while it is written: added
+   * to that request's POST by this client's fetch, never to another's (our SSE transport's sends,
+   * whose SDK send ignores a request's own headers, and a task's raw channel).
    */
-  headersFor?(id: number | string): Record<string, string> | undefined;
-  /** The headers of the request being written, by its id (set by a transport whose SDK send ignores a request's own headers). */
   readonly requestHeaders?: Map<number | string, Record<string, string>>;
   /** How a request's own headers reach the server (ClientRequests.ts); set by a transport that carries them. */
   headerRoute?: "options" | "none";
