@@ -104,8 +104,11 @@ describe("the throttle against a server limited to 20 calls a second", () => {
     expect(performance.now() - started).toBeLessThan(1000);
     await closed_;
     const closed = replies.slice(before).filter((r) => r.status === "error" && (r.artifact as McpToolErrorJSON).reason === "closed");
-    // At 14 to 20 calls a second, most of the 32 were still waiting; a turn takes over a second.
-    expect(closed.length).toBeGreaterThan(CALLERS / 2);
-    for (const reply of closed) expect((reply.artifact as McpToolErrorJSON).outcome).toBe("not_sent");
+    // At 14 to 20 calls a second, most of the 32 were still waiting for their turn (a turn takes
+    // over a second): those settle closed and unsent. The one or two whose request was already
+    // sent when close() came settle closed with the outcome unknown, as any call in flight does.
+    const unsent = closed.filter((r) => (r.artifact as McpToolErrorJSON).outcome === "not_sent");
+    expect(unsent.length).toBeGreaterThan(CALLERS / 2);
+    expect(closed.length - unsent.length).toBeLessThanOrEqual(4);
   }, 30_000);
 });
