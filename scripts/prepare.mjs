@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const OUTPUTS = ["index", "agents"].flatMap((entry) => [".js", ".cjs", ".d.ts", ".d.cts"].map((ext) => join(root, "dist", entry + ext))).concat(join(root, "dist", "cli.js"));
+const OUTPUTS = ["index", "agents"].flatMap((entry) => [".js", ".cjs", ".d.ts", ".d.cts"].map((ext) => join(root, "dist", entry + ext))).concat(join(root, "dist", "cli.js"), join(root, "dist", "neutral", "index.js"));
 const INPUTS = ["src", "package.json", "tsup.config.ts", "tsconfig.json"].map((path) => join(root, path));
 
 /** The latest modification time under `path`. */

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 const exec = promisify(execFile);
 const root = fileURLToPath(new URL("..", import.meta.url));
-const OUTPUTS = ["index.js", "index.cjs", "index.d.ts", "index.d.cts", "agents.js", "agents.cjs", "agents.d.ts", "agents.d.cts", "cli.js"];
+const OUTPUTS = ["index.js", "index.cjs", "index.d.ts", "index.d.cts", "agents.js", "agents.cjs", "agents.d.ts", "agents.d.cts", "cli.js", "neutral/index.js"];
 const dirs: string[] = [];
 
 afterEach(async () => {
@@ -34,7 +34,7 @@ async function scratchPackage(sourcesAt: Date, builtAt?: Date): Promise<string> 
     await utimes(join(dir, file), sourcesAt, sourcesAt);
   }
   if (builtAt) {
-    await mkdir(join(dir, "dist"));
+    await mkdir(join(dir, "dist", "neutral"), { recursive: true });
     for (const file of OUTPUTS) {
       await writeFile(join(dir, "dist", file), "");
       await utimes(join(dir, "dist", file), builtAt, builtAt);

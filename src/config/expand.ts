@@ -1,5 +1,4 @@
-import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { platform } from "../platform/index.js";
 
 /** Where `${…}` references are resolved from. */
 export interface ExpandContext {
@@ -23,7 +22,11 @@ export function expandString(value: string, context: ExpandContext): string {
   return value.replace(REFERENCE, (_match, inner: string) => {
     const [name = "", fallback] = splitDefault(inner.trim());
     if (name === "workspaceFolder" && context.workspaceFolder !== undefined) return context.workspaceFolder;
-    if (name === "userHome") return homedir();
+    if (name === "userHome") {
+      const home = platform.homeDir();
+      if (home === undefined) throw new UnresolvedReference("${userHome} names a home folder, which this runtime has not");
+      return home;
+    }
     if (name.startsWith("input:")) {
       throw new UnresolvedReference(`\${${name}} asks for input at start-up, which only an editor can do; put the value in an environment variable and write \${env:NAME}`);
     }
@@ -61,10 +64,10 @@ export function expandDeep(value: unknown, context: ExpandContext, onError: (pat
   return value;
 }
 
-/** The `KEY=value` lines of a dotenv file (VS Code's `envFile`): `#` comments, optional quotes and `export`. */
-export function readEnvFile(file: string): Record<string, string> {
+/** The `KEY=value` lines of a dotenv file's text (VS Code's `envFile`): `#` comments, optional quotes and `export`. */
+export function readEnvFile(text: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const raw of readFileSync(file, "utf8").split(/\r?\n/)) {
+  for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
     if (line === "" || line.startsWith("#")) continue;
     const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*)$/.exec(line);

@@ -1,6 +1,4 @@
-import { readFile } from "node:fs/promises";
-import { basename, dirname, isAbsolute, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { platform } from "../platform/index.js";
 import { expandDeep, parseJsonc, readEnvFile, type ExpandContext } from "./expand.js";
 import { isObject, nearest } from "./fields.js";
 import { IGNORED_TOP_KEYS, mapServer } from "./formats.js";
@@ -37,15 +35,17 @@ export interface LoadMcpConfigOptions {
  */
 export async function loadMcpConfig(source: string | URL | Record<string, unknown>, options: LoadMcpConfigOptions = {}): Promise<McpToolkitConfig> {
   let label = "config";
-  let folder = options.workspaceFolder ?? process.cwd();
+  let folder = options.workspaceFolder ?? platform.cwd();
   let document: unknown = source;
   if (typeof source === "string" || source instanceof URL) {
-    const file = source instanceof URL ? fileURLToPath(source) : resolve(source);
+    const files = platform.files;
+    if (!files) throw new McpConfigError(String(source), "reading a configuration file needs Node (or Bun, Deno); here, pass loadMcpConfig the configuration object");
+    const file = files.path(source);
     label = file;
-    folder = options.workspaceFolder ?? workspaceOf(file);
+    folder = options.workspaceFolder ?? files.workspaceOf(file);
     let text: string;
     try {
-      text = await readFile(file, "utf8");
+      text = await files.read(file);
     } catch (error) {
       throw new McpConfigError(label, `cannot read the file: ${(error as Error).message}`);
     }
@@ -58,17 +58,11 @@ export async function loadMcpConfig(source: string | URL | Record<string, unknow
   return fromDocument(document, label, folder, options);
 }
 
-/** VS Code keeps `mcp.json` in the workspace's `.vscode/`; other tools beside their files. */
-function workspaceOf(file: string): string {
-  const dir = dirname(file);
-  return basename(dir) === ".vscode" ? dirname(dir) : dir;
-}
-
-function fromDocument(document: unknown, label: string, folder: string, options: LoadMcpConfigOptions): McpToolkitConfig {
+function fromDocument(document: unknown, label: string, folder: string | undefined, options: LoadMcpConfigOptions): McpToolkitConfig {
   const fail: (field: string, problem: string) => never = (field, problem) => {
     throw new McpConfigError(`${label}: ${field}`, problem);
   };
-  const warn = options.onWarning ?? ((message: string) => process.emitWarning(message, "McpConfigWarning"));
+  const warn = options.onWarning ?? ((message: string) => platform.warn(message, "McpConfigWarning"));
   if (!isObject(document)) fail("(top level)", "expected an object with `mcpServers` or `servers`");
   if (document.mcpServers !== undefined && document.servers !== undefined) fail("servers", "the file has both `mcpServers` and `servers`; keep one");
   const key = document.mcpServers !== undefined ? "mcpServers" : "servers";
@@ -79,8 +73,12 @@ function fromDocument(document: unknown, label: string, folder: string, options:
     fail(key, "expected an object of servers by name");
   }
 
-  const context: ExpandContext = { env: options.env ?? process.env, workspaceFolder: folder };
-  const readEnv = (file: string) => readEnvFile(isAbsolute(file) ? file : resolve(folder, file));
+  const context: ExpandContext = { env: options.env ?? platform.env(), workspaceFolder: folder };
+  const readEnv = (file: string): Record<string, string> => {
+    const files = platform.files;
+    if (!files) throw new Error("reading a dotenv file needs Node (or Bun, Deno); put the variables in `env` here");
+    return readEnvFile(files.readSync(files.path(file, folder)));
+  };
   const servers: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(entries)) {
     const where = (field: string | (string | number)[]) => [key, name, ...(Array.isArray(field) ? field : field ? [field] : [])].map(String).join(".");

@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
+import { platform } from "../platform/index.js";
 import type { EventHub, McpEvent, ProgressEvent } from "../events.js";
 
 /** The LangChain tool run a call belongs to. */
@@ -16,7 +16,7 @@ export interface ToolRun {
  * reconnect deep in the pipeline can be reported inside it. Entered only when someone listens
  * (callbacks, a tracer, or OpenTelemetry): on Node 20 the first `run` turns on async hooks.
  */
-const runs = new AsyncLocalStorage<ToolRun>();
+const runs = platform.runContext<ToolRun>();
 
 /** The tool run the current async context belongs to, if any. */
 export function currentToolRun(): ToolRun | undefined {

@@ -4,9 +4,9 @@
  * again. One object per call, handed to a pipeline spec that serves every call of the tool,
  * rather than a spec and closures made per call (see policy/chain.ts).
  */
+import { platform } from "../platform/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
-import { AsyncResource } from "node:async_hooks";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { AfterToolCallHook, BeforeToolCall, BeforeToolCallHook, ToolCallContext } from "../config/interception.js";
 import { isControlFlow } from "../errors/controlFlow.js";
@@ -208,11 +208,8 @@ export class ToolCall implements TaskCall, AttemptRecovery {
   private progressHere(): ((progress: Progress) => void) | undefined {
     const run = toolRunOf(this.config);
     if (!run.writer && !this.runtime.hearsProgress()) return undefined;
-    // An AsyncResource, not AsyncLocalStorage.bind: bind also defines two deprecated accessors
-    // on the bound function, which cost more than the rest of the attempt's setup together.
-    const here = new AsyncResource("McpToolProgress");
     const report = this.runtime.onProgress;
-    return (progress) => here.runInAsyncScope(report, undefined, progress, run.writer ? run : undefined);
+    return platform.bindContext((progress: Progress) => report(progress, run.writer ? run : undefined));
   }
 
   /**

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { platform } from "../platform/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 
 /** LangChain and model APIs accept `[A-Za-z0-9_-]{1,64}` as a tool name. */
@@ -43,7 +43,7 @@ export function exposedNames(incoming: readonly { server: string; tool: Tool }[]
 
 /** The suffix a clashing tool gets: stable, from its server and MCP name alone. */
 export function suffixOf(server: string, mcpName: string): string {
-  return createHash("sha256").update(`${server}\u0000${mcpName}`).digest("hex").slice(0, 6);
+  return platform.sha256Hex(`${server}\u0000${mcpName}`).slice(0, 6);
 }
 
 function withSuffix(name: string, suffix: string): string {

@@ -6,7 +6,6 @@
  * in its ToolCatalog, whether the client is ours or the user's in its ClientSource, and which
  * client it holds now (its generation, session and era) in its CurrentClient.
  */
-import { setMaxListeners } from "node:events";
 import type { Transport } from "@modelcontextprotocol/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_RECONNECT, DEFAULT_SERVER_OPTIONS, type ReconnectOptions, type ServerConfig } from "../../config/index.js";
@@ -22,13 +21,13 @@ import { withConnectTimeout, type ConnectAttempt } from "./connect.js";
 import { closedError, ToolkitClosedError } from "./connectionEnds.js";
 import { CurrentClient, type Lease } from "./CurrentClient.js";
 import type { InputHandler } from "../call/input.js";
-import { ListenWatch } from "../transport/listenWatch.js";
 import { connectFailure } from "./startFailure.js";
 import { ReconnectBackoff } from "./reconnectBackoff.js";
 import { RequestTracker } from "./RequestTracker.js";
 import { ServerLogs } from "./serverLogs.js";
 import { ToolCatalog } from "./ToolCatalog.js";
 import { StderrTail } from "../transport/transports.js";
+import { platform, type ListenProbe } from "../../platform/index.js";
 
 export { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
 export type { Lease } from "./CurrentClient.js";
@@ -46,7 +45,7 @@ export class Connection {
   private readonly reconnect: Required<ReconnectOptions>;
   private readonly backoff: ReconnectBackoff;
   /** Over HTTP: tells when a server that refused the connection listens again. */
-  private readonly listen: ListenWatch | undefined;
+  private readonly listen: ListenProbe | undefined;
   /** The requests and attempts in flight, and what the HTTP layer saw of their answers. */
   readonly requests: RequestTracker;
   /** The tools, and where they came from (a listing, a catalog). */
@@ -75,8 +74,8 @@ export class Connection {
     this.stderr = new StderrTail("stderrLines" in config ? config.stderrLines : undefined);
     this.reconnect = { ...DEFAULT_RECONNECT, ...config.reconnect };
     // Every call waiting on this server (a backoff, the breaker, a Retry-After) listens to it: many at once is normal, not a leak.
-    setMaxListeners(0, this.closing.signal);
-    this.listen = "url" in config ? new ListenWatch(new URL(String(config.url)), this.closing.signal) : undefined;
+    platform.unlimitedListeners(this.closing.signal);
+    this.listen = "url" in config ? platform.listenProbe?.(new URL(String(config.url)), this.closing.signal) : undefined;
     this.backoff = new ReconnectBackoff(this.reconnect);
     this.connectTimeoutMs = config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.requests = new RequestTracker();

@@ -5,14 +5,15 @@
  */
 import { Client, SdkHttpError, type PriorDiscovery, type Transport } from "@modelcontextprotocol/client";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { EraSetting, ServerConfig } from "../../config/index.js";
+import { McpConfigError, type EraSetting, type ServerConfig, type StdioServerConfig } from "../../config/index.js";
 import { TransportFallbackError } from "../../errors/classify/fallback.js";
 import { jsonRpcErrorIn } from "../../errors/classify/http.js";
 import { answerRequests, inputCapabilities, type InputHandler } from "../call/input.js";
 import { McpToolError } from "../../errors/McpToolError.js";
 import { withDeadline } from "../../policy/abort.js";
 import type { ClientRequests } from "../call/ClientRequests.js";
-import { sseTransport, stdioTransport, streamableTransport, type StderrTail, type TransportProbe } from "../transport/transports.js";
+import { platform } from "../../platform/index.js";
+import { sseTransport, streamableTransport, type StderrTail, type TransportProbe } from "../transport/transports.js";
 
 /** Set when a connect ran out of time, so the attempt still running installs nothing. */
 export interface ConnectAttempt {
@@ -100,7 +101,7 @@ export async function connectTransport(
   newLegacyClient: () => Client,
 ): Promise<{ client: Client; transport: Transport }> {
   const prior = choice.prior ? { prior: choice.prior } : {};
-  if (config.transport === "stdio") return { client, transport: await connectOrClose(client, stdioTransport(config, probe, stderr), pending, prior) };
+  if (config.transport === "stdio") return { client, transport: await connectOrClose(client, stdioOf(config, probe, stderr), pending, prior) };
   if (config.transport === "sse") {
     const legacy = newLegacyClient();
     return { client: legacy, transport: await connectOrClose(legacy, sseTransport(config, probe), pending, {}) };
@@ -150,4 +151,10 @@ async function connectOrClose(client: Client, transport: Transport, pending: Pen
   } finally {
     pending.transport = undefined;
   }
+}
+
+/** A stdio server's transport, where the runtime can start one (config/platform.ts refuses it earlier elsewhere). */
+function stdioOf(config: StdioServerConfig, probe: TransportProbe, stderr: StderrTail): Transport {
+  if (!platform.stdioTransport) throw new McpConfigError("command", "stdio servers start a process, which needs Node (or Bun, Deno): reach this server over HTTP here");
+  return platform.stdioTransport(config, probe, stderr);
 }

@@ -13,7 +13,7 @@
  * deployment serves another. A process works each digest out once, on the libuv pool when it can
  * (`identitiesReady`).
  */
-import { scrypt, scryptSync } from "node:crypto";
+import { platform } from "../../platform/index.js";
 import type { ServerConfig } from "../../config/index.js";
 
 const SALT = "langchain-mcp-errors/server-identity/v2";
@@ -29,7 +29,7 @@ export function credentialHash(server: ServerConfig): string {
   const input = identityInput(server);
   const known = digests.get(server);
   if (known?.input === input) return known.digest;
-  const digest = scryptSync(input, SALT, LENGTH, COST).toString("hex");
+  const digest = platform.scryptHex(input, SALT, LENGTH, COST);
   digests.set(server, { input, digest });
   return digest;
 }
@@ -44,8 +44,7 @@ export async function identitiesReady(servers: Iterable<ServerConfig>): Promise<
       if ("client" in server) return;
       const input = identityInput(server);
       if (digests.get(server)?.input === input) return;
-      const key = await new Promise<Buffer>((resolve, reject) => scrypt(input, SALT, LENGTH, COST, (error, out) => (error ? reject(error) : resolve(out))));
-      digests.set(server, { input, digest: key.toString("hex") });
+      digests.set(server, { input, digest: await platform.scryptHexAsync(input, SALT, LENGTH, COST) });
     }),
   );
 }

@@ -7,6 +7,7 @@
  * on its own (`ackTimeoutMs`), and a stream that does not open only means the list is
  * refreshed on a `tool_not_found` instead.
  */
+import { platform } from "../../platform/index.js";
 import type { Client } from "@modelcontextprotocol/client";
 
 /** How long a burst of notifications is gathered before the tools are listed once. */
@@ -34,7 +35,7 @@ export function watchTools<T>(client: Client, list: () => Promise<T>, onTools: (
   client.setNotificationHandler("notifications/tools/list_changed", () => {
     if (stopped || timer) return;
     timer = setTimeout(relist, DEBOUNCE_MS);
-    timer.unref();
+    platform.unref(timer);
   });
   let subscription: { close(): Promise<void> } | undefined;
   const ready =

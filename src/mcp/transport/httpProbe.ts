@@ -198,7 +198,13 @@ async function excerpt(copy: Response): Promise<string> {
   } finally {
     reader.cancel().catch(() => undefined);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, EXCERPT_BYTES));
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes.subarray(0, EXCERPT_BYTES));
 }
 
 function mediaType(header: string | null): string | undefined {

@@ -1,0 +1,18 @@
+/**
+ * What the runtime cannot do, refused at `connect` with the option that asks for it: outside Node
+ * (and Bun, Deno), no stdio server and no shared state on Redis (src/platform/types.ts).
+ */
+import { platform } from "../platform/index.js";
+import type { McpToolkitConfig } from "./schema.js";
+import { McpConfigError } from "./validate.js";
+
+const ELSEWHERE = "which needs Node (or Bun, Deno); this runtime loaded the runtime-neutral build of langchain-mcp-errors";
+
+export function checkRuntime(config: McpToolkitConfig): void {
+  if (!platform.stdioTransport) {
+    for (const [name, server] of Object.entries(config.servers)) {
+      if ("command" in server) throw new McpConfigError(`servers.${name}.command`, `a stdio server starts a process, ${ELSEWHERE}: reach this server over HTTP (transport "http") here`);
+    }
+  }
+  if (config.sharedState && !platform.fleet) throw new McpConfigError("sharedState", `shared state on Redis, ${ELSEWHERE}: leave it out here, and each instance keeps its own`);
+}
