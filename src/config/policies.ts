@@ -121,7 +121,8 @@ export interface RetryBudgetOptions extends z.input<typeof RetryBudgetOptionsSch
  * answers `rate_limited` (a 429, a JSON-RPC rate-limit error); from then on every attempt to it
  * takes a token from a bucket whose fill rate is cut to `beta` of the rate it was sending at on
  * each such answer, and grows back along a CUBIC curve (`scale`). A call that may wait for its
- * token within its timeout waits; any other fails at once, `rate_limited`, unsent.
+ * token within its timeout waits; any other fails at once, `rate_limited`, unsent. With
+ * `sharedState`, an HTTP server's cuts are shared by every process on the Redis.
  */
 export const ThrottleOptionsSchema = options({
   /** The share of its send rate the client keeps after a rate-limited answer (CUBIC's β). @default 0.7 */

@@ -19,7 +19,8 @@ const isRedisClient = (v: unknown) => isObject(v) && typeof v.eval === "function
 
 /**
  * Resilience state shared by every process on one Redis: the circuit's open/closed decision,
- * its one half-open test, and the servers' Retry-After waits. Calls never wait on Redis.
+ * its one half-open test, the servers' Retry-After waits, and their throttles' cuts of the send
+ * rate. Calls never wait on Redis.
  */
 export const SharedStateOptionsSchema = options({
   /** An ioredis or node-redis (v4, v5) client you created; the toolkit never connects or closes it. */

@@ -3,9 +3,11 @@ import { DEFAULT_BREAKER, defaultsOf, type BreakerOptions, type McpToolkitConfig
 import { SharedStateOptionsSchema, type SharedStateOptions } from "../config/schema.js";
 import type { McpEvent } from "../events.js";
 import { CatalogStore } from "./catalogStore.js";
-import { serverKeys } from "./keys.js";
+import type { Throttle } from "../policy/Throttle.js";
+import { serverKeys, throttleKey } from "./keys.js";
 import { scriptRunner } from "./redis.js";
 import { SharedServer } from "./SharedServer.js";
+import { SharedThrottle } from "./SharedThrottle.js";
 import { Store } from "./Store.js";
 
 const DEFAULT_SHARED_STATE = defaultsOf(SharedStateOptionsSchema);
@@ -19,6 +21,7 @@ export class FleetState {
   private readonly options: typeof DEFAULT_SHARED_STATE & SharedStateOptions;
   private readonly store: Store;
   private readonly servers: SharedServer[] = [];
+  private readonly throttles: SharedThrottle[] = [];
   private readonly timer: NodeJS.Timeout;
   /** Each server's tool catalog, kept with its ttl. */
   readonly catalogs: CatalogStore;
@@ -31,6 +34,7 @@ export class FleetState {
     this.catalogs = new CatalogStore(this.store, this.options.keyPrefix);
     this.timer = setInterval(() => {
       for (const server of this.servers) void server.refresh();
+      for (const throttle of this.throttles) void throttle.refresh();
     }, this.options.refreshMs);
     // The timer must not keep a process alive that is otherwise done.
     this.timer.unref();
@@ -57,6 +61,14 @@ export class FleetState {
     return server;
   }
 
+  /** The fleet's cuts of one server's send rate, for its throttle. */
+  throttle(name: string, config: ServerConfig, throttle: Throttle): SharedThrottle {
+    const shared = new SharedThrottle(this.store, throttleKey(this.options.keyPrefix, name, config), this.member, throttle);
+    this.throttles.push(shared);
+    void shared.refresh();
+    return shared;
+  }
+
   /** Stops the background refresh; the Redis client is the application's, and stays open. */
   close(): void {
     clearInterval(this.timer);
@@ -68,14 +80,15 @@ export class FleetState {
 interface SharedGuards {
   breaker: { useShared(shared: SharedServer): void };
   gate: { useShared(shared: SharedServer): void };
+  throttle?: Throttle;
   /** The connection's ListenWatch: a fleet's refused server is tested as soon as it listens. */
   listening?: (ms: number) => Promise<boolean>;
 }
 
 /**
  * Joins a toolkit's servers to the fleet's shared state: each HTTP server's breaker and
- * Retry-After gate consult it. Stdio servers stay local: each process runs its own, and one's
- * crash says nothing about another's.
+ * Retry-After gate consult it, and its throttle (when it has one) shares its cuts. Stdio
+ * servers stay local: each process runs its own, and one's crash says nothing about another's.
  */
 export function joinFleet(
   options: SharedStateOptions,
@@ -90,6 +103,7 @@ export function joinFleet(
     const shared = fleet.server(name, server, { ...config.breaker, ...server.breaker }, guard?.listening);
     guard?.breaker.useShared(shared);
     guard?.gate.useShared(shared);
+    if (guard?.throttle) guard.throttle.useShared(fleet.throttle(name, server, guard.throttle));
   }
   return fleet;
 }

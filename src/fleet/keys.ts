@@ -23,3 +23,8 @@ export function serverKeys(prefix: string, name: string, server: ServerConfig): 
 export function catalogKey(prefix: string, name: string, server: ServerConfig): string {
   return `${serverTag(prefix, name, server)}:catalog`;
 }
+
+/** The key of one server's shared throttle (see SharedThrottle.ts): the fleet's last cut, for a minute. */
+export function throttleKey(prefix: string, name: string, server: ServerConfig): string {
+  return `${serverTag(prefix, name, server)}:throttle`;
+}

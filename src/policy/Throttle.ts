@@ -2,6 +2,7 @@ import { DEFAULT_THROTTLE, type ThrottleOptions } from "../config/index.js";
 import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { cancelled, type CallContext } from "./abort.js";
 import { begin } from "./chain.js";
+import { TakenHistory } from "./takenHistory.js";
 
 /**
  * The throttle of a server whose layers (the toolkit's `throttle`, then the server's) turn it
@@ -27,11 +28,15 @@ interface Waiter {
   context: CallContext;
 }
 
-/** How long a history of answers the rate a cut starts from is measured over, and in what steps. */
-const STEP_MS = 200;
-const STEPS = 10;
-/** The steps in one second: the rate the server took is its busiest second in the history. */
-const SECOND = 1000 / STEP_MS;
+/**
+ * The fleet's copy of a server's cuts, kept by `src/fleet` when `sharedState` is set: a cut this
+ * process makes is shared in the background, and one another process made comes back through
+ * {@link Throttle.fleetCut}. Nothing here is awaited by a call.
+ */
+export interface SharedRate {
+  /** Shares a cut this process made from `wMax` calls a second, in the background. */
+  cut(wMax: number): void;
+}
 
 /**
  * A server's adaptive send rate, as in AWS's adaptive retry mode. Until the server first answers
@@ -55,6 +60,10 @@ const SECOND = 1000 / STEP_MS;
  *
  * The bucket holds 20 ms of the rate (at least one token), so after a pause the client does not
  * burst: many servers count a sliding second, and a burst on top of the rate is what they refuse.
+ *
+ * With shared state, a cut anywhere in the fleet is a cut here, as if the 429 had been this
+ * process's own (see {@link fleetCut}): the fleet's total rate is cut by `beta` once per burst
+ * of refusals, and each process keeps its own share of it.
  */
 export class Throttle {
   private readonly options: typeof DEFAULT_THROTTLE;
@@ -72,9 +81,9 @@ export class Throttle {
   private pausedUntil = 0;
   private readonly queue: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
-  /** Answers other than rate-limit refusals per step (what the server took), a ring of the last STEPS steps, and the step last written. */
-  private readonly taken = new Array<number>(STEPS).fill(0);
-  private step = 0;
+  /** What the server took (answers other than rate-limit refusals) over the last two seconds. */
+  private readonly taken = new TakenHistory();
+  private shared: SharedRate | undefined;
 
   constructor(
     readonly serverName: string,
@@ -87,6 +96,24 @@ export class Throttle {
   /** The rate attempts may go at now, in calls per second; `undefined` before the first rate-limited answer. */
   get rate(): number | undefined {
     return this.active ? this.rateAt(this.now()) : undefined;
+  }
+
+  /** Joins the fleet's cuts: this process's are shared, and the fleet's come back through {@link fleetCut}. */
+  useShared(shared: SharedRate): void {
+    this.shared = shared;
+  }
+
+  /**
+   * Another process cut its rate `agoMs` ago, from `wMax` calls a second: this one cuts too,
+   * from the rate the server took from it (or, having sent nothing for two seconds, from
+   * `wMax`), with the curve's clock set to the fleet's cut, unless it has cut itself since.
+   */
+  fleetCut(agoMs: number, wMax: number): void {
+    const now = this.now();
+    const at = now - Math.max(0, agoMs);
+    if (this.active && this.cutAt >= at) return;
+    const took = this.taken.busiestSecond(now);
+    this.cut(now, at, took > 0 ? took : wMax);
   }
 
   /** Calls waiting for their turn now. */
@@ -135,12 +162,12 @@ export class Throttle {
     const epoch = this.epoch;
     return begin(send).then(
       (value) => {
-        this.count(this.now());
+        this.taken.count(this.now());
         return value;
       },
       (error: unknown) => {
         if (isMcpToolError(error) && error.reason === "rate_limited") this.limited(error, epoch);
-        else this.count(this.now());
+        else this.taken.count(this.now());
         throw error;
       },
     );
@@ -151,18 +178,25 @@ export class Throttle {
     const now = this.now();
     if (error.retryAfterMs !== undefined && error.retryAfterMs > 0) this.pausedUntil = Math.max(this.pausedUntil, now + error.retryAfterMs);
     if (epoch === this.epoch) {
-      // The tokens earned at the old rate are kept, up to what the bucket holds at the new one.
-      if (this.active) this.refill(now);
-      else [this.tokens, this.refilledAt] = [1, now];
-      const current = this.active ? this.rateAt(now) : Number.POSITIVE_INFINITY;
-      this.wMax = Math.max(this.options.minRate, Math.min(current, this.busiestSecond(now)));
-      this.k = Math.cbrt((this.wMax * (1 - this.options.beta)) / this.options.scale);
-      this.cutAt = now;
-      this.epoch++;
-      this.active = true;
-      this.tokens = Math.min(this.tokens, Math.max(1, this.rateAt(now) / 50));
-      this.failLate(now);
+      this.cut(now, now, this.taken.busiestSecond(now));
+      this.shared?.cut(this.wMax);
     }
+    this.schedule();
+  }
+
+  /** Cuts the rate to `beta` of `took` (or of the rate now, if lower), on a curve that starts `at`. */
+  private cut(now: number, at: number, took: number): void {
+    // The tokens earned at the old rate are kept, up to what the bucket holds at the new one.
+    if (this.active) this.refill(now);
+    else [this.tokens, this.refilledAt] = [1, now];
+    const current = this.active ? this.rateAt(now) : Number.POSITIVE_INFINITY;
+    this.wMax = Math.max(this.options.minRate, Math.min(current, took));
+    this.k = Math.cbrt((this.wMax * (1 - this.options.beta)) / this.options.scale);
+    this.cutAt = at;
+    this.epoch++;
+    this.active = true;
+    this.tokens = Math.min(this.tokens, Math.max(1, this.rateAt(now) / 50));
+    this.failLate(now);
     this.schedule();
   }
 
@@ -238,30 +272,5 @@ export class Throttle {
       `Server '${this.serverName}' is rate limiting this client, which now sends it ${rate < 10 ? rate.toFixed(1) : Math.round(rate)} calls a second; this call would have waited ${(waitMs / 1000).toFixed(1)} s for its turn, longer than its ${maxWaitMs} ms timeout, and was not sent.`,
       { ...context, serverName: this.serverName, outcome: "not_sent", transient: false, retryAfterMs: Math.ceil(waitMs) },
     );
-  }
-
-  /** Counts one attempt the server took in the ring of steps. */
-  private count(now: number): void {
-    this.advance(now);
-    this.taken[this.step % STEPS]!++;
-  }
-
-  /** Moves the ring to the step of `now`, emptying the steps passed. */
-  private advance(now: number): void {
-    const step = Math.floor(now / STEP_MS);
-    for (let s = Math.max(this.step + 1, step - STEPS + 1); s <= step; s++) this.taken[s % STEPS] = 0;
-    if (step > this.step) this.step = step;
-  }
-
-  /** The most attempts the server took in one second (SECOND consecutive steps) of the last two. */
-  private busiestSecond(now: number): number {
-    this.advance(now);
-    let best = 0;
-    for (let end = 0; end + SECOND <= STEPS; end++) {
-      let sum = 0;
-      for (let i = 0; i < SECOND; i++) sum += this.taken[(this.step - end - i + STEPS * 2) % STEPS]!;
-      best = Math.max(best, sum);
-    }
-    return best;
   }
 }

@@ -136,6 +136,40 @@ describe("the throttle", () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it("cuts for another process's cut as for its own: from what the server took from it, on the fleet's clock", async () => {
+    const throttle = new Throttle("s", {}, () => Date.now());
+    for (let i = 0; i < 20; i++) await throttle.run(ok, 1000, undefined, context);
+    // The fleet cut from 50 calls a second, 1 s ago: this process cuts from its own 20.
+    throttle.fleetCut(1000, 50);
+    const k = Math.cbrt((20 * 0.3) / 0.4);
+    expect(throttle.rate).toBeCloseTo(0.4 * (1 - k) ** 3 + 20, 1);
+    // Its own 429 a moment later, from an attempt sent after the fleet's cut, cuts again.
+    await throttle.run(limited(), 1000, undefined, context).catch(() => undefined);
+    expect(throttle.rate).toBeLessThan(0.4 * (1 - k) ** 3 + 20);
+  });
+
+  it("starts from the cutter's rate when it sent nothing for two seconds, and ignores a fleet cut older than its own", async () => {
+    const idle = new Throttle("s", {}, () => Date.now());
+    idle.fleetCut(0, 30);
+    expect(idle.rate).toBeCloseTo(21, 0);
+    const cut = await cutAfter(10);
+    cut.fleetCut(500, 40);
+    expect(cut.rate).toBeCloseTo(7, 0);
+  });
+
+  it("shares its own cuts, once per burst, with the rate each started from", async () => {
+    const throttle = new Throttle("s", {}, () => Date.now());
+    const shared: number[] = [];
+    throttle.useShared({ cut: (wMax) => shared.push(wMax) });
+    for (let i = 0; i < 30; i++) await throttle.run(ok, 1000, undefined, context);
+    await throttle.run(limited(), 1000, undefined, context).catch(() => undefined);
+    expect(shared).toEqual([30]);
+    // Another process's cut is not shared back.
+    vi.setSystemTime(Date.now() + 5000);
+    throttle.fleetCut(0, 30);
+    expect(shared).toEqual([30]);
+  });
+
   it("is built from the layers: true, an object over it, false or enabled: false off", () => {
     expect(throttleFor("s", undefined, undefined)).toBeUndefined();
     expect(throttleFor("s", true, undefined)).toBeInstanceOf(Throttle);
