@@ -4,13 +4,15 @@
  * with its checks passed and failed. The suite needs Node 22, so it runs through
  * `npx -p node@22`; its version is pinned here.
  *
+ * What runs is what the suite lists (`conformance list --requirements <revision>`) for a client.
  * Each scenario runs alone (the suite's own `--requirements` runs them all at once, and on a
  * small machine the clients then time out), at each revision that requires it; one that fails
  * runs once more, and the table says so when the second run passed. The 2025
  * revisions open a session with `initialize`, 2026-07-28 is stateless, and a scenario passes or
  * fails on each wire separately. `-- --scenario <name>` runs one scenario (at each of its revisions).
+ * The exit code is 0 only when every required run passed (2 when the name matches no scenario).
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,47 +21,39 @@ import { fileURLToPath } from "node:url";
 const SUITE = "@modelcontextprotocol/conformance@0.2.0-alpha.12";
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-/** What each revision requires of a client (`conformance list --requirements <revision>`), then what it runs unscored. */
-const REQUIRED: Record<string, string[]> = {
-  "2025-11-25": [
-    "initialize",
-    "tools_call",
-    "elicitation-sep1034-client-defaults",
-    "sse-retry",
-    ...authScenarios(),
-  ],
-  "2026-07-28": [
-    "tools_call",
-    "request-metadata",
-    ...authScenarios(),
-    "auth/resource-mismatch",
-    "auth/offline-access-scope",
-    "auth/offline-access-not-supported",
-    "auth/authorization-server-migration",
-    "auth/iss-supported",
-    "auth/iss-not-advertised",
-    "auth/iss-supported-missing",
-    "auth/iss-wrong-issuer",
-    "auth/iss-unexpected",
-    "auth/iss-normalized",
-    "auth/metadata-issuer-mismatch",
-    "sep-2322-client-request-state",
-    "http-standard-headers",
-    "http-custom-headers",
-    "http-invalid-tool-headers",
-    "json-schema-ref-no-deref",
-  ],
-};
-/** Run and shown, never counted: extensions are optional (and run off the spec timeline). */
-const EXTENSIONS = ["auth/client-credentials-jwt", "auth/client-credentials-basic", "auth/enterprise-managed-authorization", "auth/dpop", "auth/dpop-nonce", "auth/wif-jwt-bearer"];
-/** Added after both revisions shipped: run at the newest, not counted. */
-const ADDED_AFTER_RELEASE = ["json-schema-2020-12-preservation"];
+/** The revisions whose requirements are scored; the newest also runs what was added after it shipped. */
+const REVISIONS = ["2025-11-25", "2026-07-28"];
 
-function authScenarios(): string[] {
-  const metadata = ["metadata-default", "metadata-var1", "metadata-var2", "metadata-var3", "basic-cimd"];
-  const scope = ["scope-from-www-authenticate", "scope-from-scopes-supported", "scope-omitted-when-undefined", "scope-step-up", "scope-retry-limit"];
-  const token = ["token-endpoint-auth-basic", "token-endpoint-auth-post", "token-endpoint-auth-none", "pre-registration"];
-  return [...metadata, ...scope, ...token].map((s) => `auth/${s}`);
+/** What the suite's `--requirements <revision>` lists for a client. */
+interface Requirements {
+  /** Required of a client at this revision: scored. */
+  required: string[];
+  /** Run and reported, never scored, by the suite's group (extension, added-after-release, pending). */
+  unscored: Record<string, string[]>;
+}
+
+/**
+ * The suite's own list (`conformance list --requirements <revision>`), so this run cannot drift
+ * from what the suite requires: its "Client scenarios" section, and the `[client]` entries of
+ * what it runs unscored.
+ */
+function requirements(revision: string): Requirements {
+  const listed = spawnSync("npx", ["-y", "-p", "node@22", "-p", SUITE, "conformance", "list", "--requirements", revision], { cwd: root, encoding: "utf8" });
+  if (listed.status !== 0) throw new Error(`conformance list --requirements ${revision} failed (${listed.status}): ${listed.stderr}`);
+  const result: Requirements = { required: [], unscored: {} };
+  let section = "";
+  let group = "";
+  for (const line of listed.stdout.split("\n")) {
+    if (/^\S/.test(line)) section = line;
+    const groupHeading = /^ {2}([\w-]+) \(\d+\):$/.exec(line);
+    if (groupHeading) group = groupHeading[1]!;
+    const required = /^ {2}- (\S+)$/.exec(line);
+    if (required && section.startsWith("Client scenarios")) result.required.push(required[1]!);
+    const unscored = /^ {4}- (\S+) \[client\]$/.exec(line);
+    if (unscored && section.startsWith("Run and reported")) (result.unscored[group] ??= []).push(unscored[1]!);
+  }
+  if (result.required.length === 0) throw new Error(`conformance list --requirements ${revision} named no client scenario:\n${listed.stdout}`);
+  return result;
 }
 
 interface Result {
@@ -103,10 +97,20 @@ function readChecks(dir: string): { id: string; status: string }[] {
 
 const only = process.argv.includes("--scenario") ? process.argv[process.argv.indexOf("--scenario") + 1] : undefined;
 const plan: [string, string, boolean][] = [];
-for (const [revision, scenarios] of Object.entries(REQUIRED)) for (const s of scenarios) plan.push([s, revision, true]);
-for (const s of ADDED_AFTER_RELEASE) plan.push([s, "2026-07-28", false]);
-for (const s of EXTENSIONS) plan.push([s, "extension", false]);
+const listed = REVISIONS.map((revision) => ({ revision, ...requirements(revision) }));
+for (const { revision, required } of listed) for (const s of required) plan.push([s, revision, true]);
+const newest = listed.at(-1)!;
+// Unscored: an extension is optional and off the spec timeline, so it runs without a revision;
+// one added after a revision shipped (or pending) runs at the newest, whose wire it checks.
+const unscored = new Map<string, string>();
+for (const { unscored: groups } of listed) for (const [group, names] of Object.entries(groups)) for (const s of names) unscored.set(s, group === "extension" ? "extension" : newest.revision);
+for (const [s, revision] of unscored) plan.push([s, revision, false]);
 const selected = plan.filter(([s]) => only === undefined || s === only);
+if (selected.length === 0) {
+  // A misspelt scenario must not read as a clean run.
+  console.error(`No scenario named ${only}: the client scenarios are ${[...new Set(plan.map(([s]) => s))].join(", ")}.`);
+  process.exit(2);
+}
 
 const results: Result[] = [];
 console.log(`| scenario | revision | result | checks passed | checks failed |`);
