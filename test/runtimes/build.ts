@@ -29,13 +29,22 @@ export async function buildPackage(): Promise<{ dist: string; remove: () => Prom
  * (`src/index.js`, so tsc checks it), or by its name; either resolves to the build.
  */
 export async function bundleForWorkerd(entry: string, dist: string, outfile: string): Promise<{ bytes: number; inputs: string[] }> {
+  return bundle(entry, dist, outfile, { format: "esm", conditions: ["workerd", "worker", "browser"] });
+}
+
+/** Bundles `entry` as Next.js does for a Vercel Edge function: a script (no modules), the `edge-light` condition. */
+export async function bundleForEdge(entry: string, dist: string, outfile: string): Promise<{ bytes: number; inputs: string[] }> {
+  return bundle(entry, dist, outfile, { format: "iife", conditions: ["edge-light", "worker", "browser"] });
+}
+
+async function bundle(entry: string, dist: string, outfile: string, how: { format: "esm" | "iife"; conditions: string[] }): Promise<{ bytes: number; inputs: string[] }> {
   const result = await esbuild({
     entryPoints: [entry],
     outfile,
     bundle: true,
-    format: "esm",
+    format: how.format,
     platform: "browser",
-    conditions: ["workerd", "worker", "browser"],
+    conditions: how.conditions,
     target: "es2022",
     minify: true,
     metafile: true,

@@ -5,15 +5,17 @@
  *   workerd itself (Miniflare), with and without `nodejs_compat`, reaches a real MCP server on
  *   127.0.0.1 through a fault-injecting proxy: a 503 before forwarding is retried, a tool error
  *   reaches the model as an error ToolMessage, and the agent answers;
- * - a stdio server there fails at connect, naming the field.
+ * - a stdio server there fails at connect, naming the field;
+ * - the same agent as a Vercel Edge function, in Vercel's edge-runtime emulation.
  */
 import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
+import { EdgeRuntime } from "edge-runtime";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpFixture, type HttpFixture } from "../servers/http.js";
 import { startFaultProxy, type FaultProxy } from "../servers/proxy/faultProxy.js";
-import { buildPackage, bundleForWorkerd, root } from "./build.js";
+import { buildPackage, bundleForEdge, bundleForWorkerd, root } from "./build.js";
 
 const NODE_BUILTINS = /^(node:|(assert|async_hooks|buffer|child_process|crypto|dns|events|fs|fs\/promises|http|https|http2|net|os|path|perf_hooks|process|readline|stream|tls|url|util|worker_threads|zlib)$)/;
 /** Packages that only run on Node (a process, a socket, Redis). */
@@ -23,6 +25,7 @@ let dist = "";
 let remove: () => Promise<void> = async () => undefined;
 let workerScript = "";
 let nodeOnlyScript = "";
+let edgeScript = "";
 let fixture: HttpFixture;
 let proxy: FaultProxy;
 
@@ -33,6 +36,8 @@ beforeAll(async () => {
   workerScript = await readFile(out, "utf8");
   await bundleForWorkerd(join(root, "test", "runtimes", "fixtures", "nodeOnly.worker.ts"), dist, join(dist, "..", "nodeOnly.js"));
   nodeOnlyScript = await readFile(join(dist, "..", "nodeOnly.js"), "utf8");
+  await bundleForEdge(join(root, "test", "runtimes", "fixtures", "edge.entry.ts"), dist, join(dist, "..", "edge.js"));
+  edgeScript = await readFile(join(dist, "..", "edge.js"), "utf8");
   fixture = await startHttpFixture();
   proxy = await startFaultProxy(fixture.url);
 }, 180_000);
@@ -72,6 +77,27 @@ describe("the runtime-neutral build", () => {
   });
 });
 
+interface AgentAnswer {
+  tools: { name: string; status: string; content: string; reason?: string }[];
+  retries: string[];
+  answer: string;
+}
+
+/** What every runtime's run of the agent must give: the 503 retried once, the tool error handed to the model. */
+function expectTheAgentsAnswer(status: number, body: AgentAnswer, echoesRun: number): void {
+  expect(status).toBe(200);
+  expect(body.retries).toHaveLength(1);
+  expect(body.tools).toEqual([
+    { name: "echo", status: "success", content: "hello" },
+    expect.objectContaining({ name: "fail", status: "error", reason: "tool_error", content: expect.stringContaining("the tracker is down") }),
+  ]);
+  expect(body.answer).toBe("One tool answered; the other reported an error.");
+  // The retried echo ran once: the 503 came before the server saw it.
+  expect(echoesRun).toBe(1);
+}
+
+const echoes = () => fixture.state.calls.filter((c) => c === "echo").length;
+
 describe.each([
   ["without nodejs_compat", [] as string[]],
   ["with nodejs_compat", ["nodejs_compat"]],
@@ -81,18 +107,9 @@ describe.each([
     const mf = new Miniflare({ modules: [{ type: "ESModule", path: "worker.mjs", contents: workerScript }], compatibilityDate: "2026-07-01", compatibilityFlags });
     try {
       proxy.plan({ kind: "status", when: "before", status: 503 }, { count: 1 });
-      const executedBefore = fixture.state.calls.filter((c) => c === "echo").length;
+      const before = echoes();
       const response = await mf.dispatchFetch(`http://worker/?mcp=${encodeURIComponent(String(proxy.url))}`);
-      const body = (await response.json()) as { tools: { name: string; status: string; content: string; reason?: string }[]; retries: string[]; answer: string };
-      expect(response.status).toBe(200);
-      expect(body.retries).toHaveLength(1);
-      expect(body.tools).toEqual([
-        { name: "echo", status: "success", content: "hello" },
-        expect.objectContaining({ name: "fail", status: "error", reason: "tool_error", content: expect.stringContaining("the tracker is down") }),
-      ]);
-      expect(body.answer).toBe("One tool answered; the other reported an error.");
-      // The retried echo ran once: the 503 came before the server saw it.
-      expect(fixture.state.calls.filter((c) => c === "echo").length - executedBefore).toBe(1);
+      expectTheAgentsAnswer(response.status, (await response.json()) as AgentAnswer, echoes() - before);
     } finally {
       await mf.dispose();
     }
@@ -111,5 +128,31 @@ describe("what needs Node, asked for in workerd", () => {
     } finally {
       await mf.dispose();
     }
+  }, 60_000);
+});
+
+describe("the quick start's agent as a Vercel Edge function, in edge-runtime", () => {
+  it("retries a 503 the proxy gave before forwarding, and hands the model a tool's error as an error ToolMessage", async () => {
+    const runtime = new EdgeRuntime({
+      // The emulation (edge-runtime 4.0) lacks AbortSignal.any, which Vercel's Edge runtime has
+      // (V8 since 11.6); the MCP SDK and LangChain both call it. Given here, only where missing.
+      extend: (context) => {
+        const Signal = context.AbortSignal as { any?: (signals: AbortSignal[]) => AbortSignal };
+        Signal.any ??= (signals) => {
+          const controller = new (context.AbortController as typeof AbortController)();
+          for (const signal of signals) {
+            if (signal.aborted) controller.abort(signal.reason);
+            else signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
+          }
+          return controller.signal;
+        };
+        return context;
+      },
+      initialCode: edgeScript,
+    });
+    proxy.plan({ kind: "status", when: "before", status: 503 }, { count: 1 });
+    const before = echoes();
+    const response = await runtime.dispatchFetch(`http://edge/?mcp=${encodeURIComponent(String(proxy.url))}`);
+    expectTheAgentsAnswer(response.status, (await response.json()) as AgentAnswer, echoes() - before);
   }, 60_000);
 });
