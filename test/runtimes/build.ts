@@ -39,6 +39,8 @@ export async function bundleForEdge(entry: string, dist: string, outfile: string
 
 async function bundle(entry: string, dist: string, outfile: string, how: { format: "esm" | "iife"; conditions: string[] }): Promise<{ bytes: number; inputs: string[] }> {
   const result = await esbuild({
+    // A Worker with nodejs_compat or nodejs_als imports these from workerd itself.
+    external: ["node:async_hooks"],
     entryPoints: [entry],
     outfile,
     bundle: true,

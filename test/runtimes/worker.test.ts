@@ -26,6 +26,8 @@ let remove: () => Promise<void> = async () => undefined;
 let workerScript = "";
 let nodeOnlyScript = "";
 let edgeScript = "";
+let graphScript = "";
+let graphAlsScript = "";
 let fixture: HttpFixture;
 let proxy: FaultProxy;
 
@@ -38,6 +40,9 @@ beforeAll(async () => {
   nodeOnlyScript = await readFile(join(dist, "..", "nodeOnly.js"), "utf8");
   await bundleForEdge(join(root, "test", "runtimes", "fixtures", "edge.entry.ts"), dist, join(dist, "..", "edge.js"));
   edgeScript = await readFile(join(dist, "..", "edge.js"), "utf8");
+  for (const name of ["graph", "graphAls"]) await bundleForWorkerd(join(root, "test", "runtimes", "fixtures", `${name}.worker.ts`), dist, join(dist, "..", `${name}.js`));
+  graphScript = await readFile(join(dist, "..", "graph.js"), "utf8");
+  graphAlsScript = await readFile(join(dist, "..", "graphAls.js"), "utf8");
   fixture = await startHttpFixture();
   proxy = await startFaultProxy(fixture.url);
 }, 180_000);
@@ -154,5 +159,32 @@ describe("the quick start's agent as a Vercel Edge function, in edge-runtime", (
     const before = echoes();
     const response = await runtime.dispatchFetch(`http://edge/?mcp=${encodeURIComponent(String(proxy.url))}`);
     expectTheAgentsAnswer(response.status, (await response.json()) as AgentAnswer, echoes() - before);
+  }, 60_000);
+});
+
+describe("a LangGraph run in workerd: what needs an async context", () => {
+  const run = async (script: string, compatibilityFlags: string[]) => {
+    const mf = new Miniflare({ modules: [{ type: "ESModule", path: "worker.mjs", contents: script }], compatibilityDate: "2026-07-01", compatibilityFlags });
+    try {
+      proxy.plan({ kind: "status", when: "before", status: 503 }, { count: 1 });
+      const response = await mf.dispatchFetch(`http://worker/?mcp=${encodeURIComponent(String(proxy.url))}`);
+      return (await response.json()) as { heard: string[]; custom: { event?: string }[]; answers: string[] };
+    } finally {
+      await mf.dispose();
+    }
+  };
+
+  it.each([["nodejs_compat"], ["nodejs_als"]])("with %s and LangChain's AsyncLocalStorage: progress on the custom stream, and the retry reaches the run's callbacks", async (flag) => {
+    const body = await run(graphAlsScript, [flag]);
+    expect(body.answers).toEqual(["slept 300"]);
+    expect(body.custom.filter((c) => c.event === "mcp_progress").length).toBeGreaterThan(0);
+    expect(body.heard).toContain("mcp_retry");
+  }, 60_000);
+
+  it("without an AsyncLocalStorage: progress still reaches the custom stream; the retry does not reach the run's callbacks (the README says so)", async () => {
+    const body = await run(graphScript, []);
+    expect(body.answers).toEqual(["slept 300"]);
+    expect(body.custom.filter((c) => c.event === "mcp_progress").length).toBeGreaterThan(0);
+    expect(body.heard).not.toContain("mcp_retry");
   }, 60_000);
 });
