@@ -1,6 +1,7 @@
 import { errorFor, isMcpToolError, type McpToolError } from "./McpToolError.js";
 import type { Classification, NormalizeContext } from "./classify/context.js";
 import { fromFallback, TransportFallbackError } from "./classify/fallback.js";
+import { fromDeno } from "./classify/deno.js";
 import { fromFetchRefusal } from "./classify/fetch.js";
 import { fromHttpStatus, httpStatus, isUnexpectedContentType, unexpectedResponse } from "./classify/http.js";
 import { fromJsonRpc, jsonRpcCode } from "./classify/jsonrpc.js";
@@ -9,6 +10,7 @@ import { fromOAuth, fromSdkShape, fromSseFailure, isSseError } from "./classify/
 import { fromSdkV2, sdkV2Code } from "./classify/sdkV2.js";
 import { fromSystem } from "./classify/system.js";
 import { fromTls } from "./classify/tls.js";
+import { fromWorkerd } from "./classify/workerd.js";
 import { messageOf } from "./classify/util.js";
 import { fromResult } from "./fromResult.js";
 
@@ -70,6 +72,9 @@ function classify(error: unknown, ctx: NormalizeContext): Classification {
   // refusal of a port, into its text.
   const tls = fromTls(error, ctx) ?? fromFetchRefusal(error, ctx);
   if (tls) return tls;
+  // Runtimes whose fetch puts no code on its errors: Deno's words, workerd's fixed texts.
+  const runtime = fromDeno(error, message, ctx) ?? fromWorkerd(error, ctx);
+  if (runtime) return runtime;
   if (isSseError(error)) return fromSseFailure(message, ctx);
 
   return (

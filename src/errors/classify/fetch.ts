@@ -54,12 +54,16 @@ export function fromFetchRefusal(error: unknown, ctx: NormalizeContext): Classif
     };
   }
   if (!isBadPort(error)) return undefined;
-  const port = portOf(ctx.url);
+  return blockedPort(portOf(ctx.url), ctx);
+}
+
+/** `http_error` naming a port that fetch refused to use; Deno's own refusal says the same. */
+export function blockedPort(port: number | undefined, ctx: NormalizeContext): Classification {
   const which = port !== undefined ? `port ${port}` : "this port";
   return {
     reason: "http_error",
     message:
-      `fetch refused to connect to ${which}${ctx.url ? ` (${ctx.url})` : ""}: it is on the Fetch standard's list of "bad ports", which Node's fetch blocks. ` +
+      `fetch refused to connect to ${which}${ctx.url ? ` (${ctx.url})` : ""}: it is on the Fetch standard's list of "bad ports", which Node's and Deno's fetch refuse. ` +
       "Serve the MCP endpoint on another port, or give the server a `fetch` option that does not block it.",
     overrides: { kind: "transport", data: { blockedPort: port } },
   };

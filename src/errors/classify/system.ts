@@ -81,7 +81,7 @@ export function fromSystemError(sys: SystemErrorInfo, message: string, ctx: Norm
  * A connection lost with the request already written, or possibly written: `connection_reset`,
  * outcome unknown, unless the caller knows the request never left (`notSent`).
  */
-function lostAfterWrite(message: string, ctx: NormalizeContext): Classification {
+export function lostAfterWrite(message: string, ctx: NormalizeContext): Classification {
   return { reason: "connection_reset", message, overrides: ctx.notSent ? { outcome: "not_sent" } : {} };
 }
 

@@ -8,7 +8,7 @@ const UNTRUSTED = "is not signed by a certificate authority Node trusts";
 const REMEDY = "If you trust it, give its CA certificate to Node with NODE_EXTRA_CA_CERTS=/path/to/ca.pem (read at startup), or pass a `fetch` whose dispatcher trusts it.";
 
 /** OpenSSL's and Node's codes, and what each means for the person reading. */
-const CAUSES: Record<string, { what: string; remedy?: string }> = {
+export const CAUSES: Record<string, { what: string; remedy?: string }> = {
   DEPTH_ZERO_SELF_SIGNED_CERT: { what: "the server's certificate is self-signed", remedy: REMEDY },
   SELF_SIGNED_CERT_IN_CHAIN: { what: "the server's certificate chain ends in a self-signed certificate", remedy: REMEDY },
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: { what: `the server's certificate ${UNTRUSTED}`, remedy: REMEDY },
@@ -55,9 +55,12 @@ export function fromTls(error: unknown, ctx: NormalizeContext): Classification |
   const code = tlsCode(error);
   if (!code) return undefined;
   const known = CAUSES[code];
+  return tlsFailure(code, known?.what ?? "the TLS handshake failed", known?.remedy ?? REMEDY, ctx);
+}
+
+/** `tls_error` for a failure already named: its code (Node's, or another runtime's own), what it means, and who must act. */
+export function tlsFailure(code: string, what: string, remedy: string, ctx: NormalizeContext): Classification {
   const where = ctx.url ? ` with ${ctx.url}` : "";
-  const what = known?.what ?? "the TLS handshake failed";
-  const remedy = known?.remedy ?? REMEDY;
   return {
     reason: "tls_error",
     message: `The TLS connection${where} failed: ${what} (${code}). ${remedy}`,
