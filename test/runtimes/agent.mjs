@@ -7,7 +7,9 @@
  */
 import process from "node:process";
 import { createInterface } from "node:readline";
-import { McpToolkit } from "../../dist/index.js";
+// By its name, as a user imports it: Node, Bun and Deno each resolve it (a self-reference here)
+// through the `node` export condition to the Node build.
+import { McpToolkit } from "langchain-mcp-errors";
 
 const plan = JSON.parse(process.env.RUNTIME_PLAN ?? "{}");
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
