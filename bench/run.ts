@@ -23,6 +23,7 @@ import { microBench } from "./sections/micro.js";
 import { recovery } from "./sections/recovery.js";
 import { httpRestart } from "./sections/restart.js";
 import { successPath } from "./sections/success.js";
+import { bundleSize } from "./sections/size.js";
 import { throttled } from "./sections/throttle.js";
 import { throughput } from "./sections/throughput.js";
 import { childPids } from "./servers.js";
@@ -91,6 +92,7 @@ async function main(): Promise<void> {
     ["connect", connectTimes],
     ["catalog", catalogStart],
     ["throttle", throttled],
+    ["size", bundleSize],
   ];
   const steps = only ? all.filter(([name]) => only.includes(name)) : all;
   try {

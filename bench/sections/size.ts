@@ -1,0 +1,81 @@
+/**
+ * 10. Bundle size (issue 36): the main entry as a bundler ships it, esbuild, minified, gzip -9,
+ * every package left out (our own code only), for the runtime-neutral build (what a Worker or an
+ * edge function gets) and the Node build; beside the MCP SDK's client root entry measured the
+ * same way, and the whole Worker of examples/worker (packages included) for scale. Sizes, not
+ * times: one build each, the same on every run of one tree.
+ */
+import { gzipSync } from "node:zlib";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import type { BenchContext } from "../context.js";
+import { atMost, GOALS } from "../goals.js";
+import { fmt, type SectionResult } from "../model.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const neutralPlatform = `${root}src/platform/neutral.ts`;
+
+interface Measured {
+  bytes: number;
+  gzip: number;
+  /** Minified bytes by folder of src/, for our own entries. */
+  rooms: Map<string, number>;
+}
+
+async function measure(entry: string, how: { neutral: boolean; packages: "external" | "bundle"; conditions?: string[] }): Promise<Measured> {
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    minify: true,
+    write: false,
+    metafile: true,
+    format: "esm",
+    platform: how.neutral ? "browser" : "node",
+    ...(how.conditions ? { conditions: how.conditions } : {}),
+    ...(how.packages === "external" ? { packages: "external" as const } : { external: ["node:async_hooks"] }),
+    outfile: "out.js",
+    logLevel: "silent",
+    plugins: how.neutral ? [{ name: "neutral", setup: (b) => b.onResolve({ filter: /\/platform\/index\.js$/ }, (args) => (args.importer.includes("/src/") ? { path: neutralPlatform } : undefined)) }] : [],
+  });
+  const code = result.outputFiles[0]!.contents;
+  const rooms = new Map<string, number>();
+  for (const [file, input] of Object.entries(Object.values(result.metafile.outputs)[0]!.inputs)) {
+    const room = file.startsWith("src/") ? file.split("/").slice(1, -1).join("/") || "(root)" : "(packages)";
+    rooms.set(room, (rooms.get(room) ?? 0) + input.bytesInOutput);
+  }
+  return { bytes: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength, rooms };
+}
+
+const kb = (bytes: number) => `${fmt(bytes / 1024)} KB`;
+
+export async function bundleSize(_ctx: BenchContext): Promise<SectionResult> {
+  const neutral = await measure(`${root}src/index.ts`, { neutral: true, packages: "external" });
+  const node = await measure(`${root}src/index.ts`, { neutral: false, packages: "external" });
+  const sdk = await measure(fileURLToPath(import.meta.resolve("@modelcontextprotocol/client")), { neutral: true, packages: "external" });
+  const worker = await measure(`${root}examples/worker/worker.ts`, { neutral: true, packages: "bundle", conditions: ["workerd", "worker", "browser"] });
+  const total = [...neutral.rooms.values()].reduce((a, b) => a + b, 0);
+  const rooms = [...neutral.rooms].filter(([room]) => room !== "(packages)").sort((a, b) => b[1] - a[1]);
+  return {
+    title: "Bundle size of the main entry (issue 36)",
+    method:
+      "esbuild bundles each entry minified (ESM), packages left out, and the output is gzipped at level 9: our own code as a bundler adds it to an app. The neutral build is what Workers, edge functions and browsers get; the Node build adds stdio, the listen probe, config files and Redis shared state (loaded on demand). The SDK's client root is measured the same way. The Worker row bundles examples/worker with every package, as wrangler would.",
+    tables: [
+      {
+        headers: ["entry", "minified", "min + gzip"],
+        rows: [
+          ["langchain-mcp-errors, runtime-neutral", kb(neutral.bytes), kb(neutral.gzip)],
+          ["langchain-mcp-errors, Node", kb(node.bytes), kb(node.gzip)],
+          ["@modelcontextprotocol/client (root)", kb(sdk.bytes), kb(sdk.gzip)],
+          ["the Worker of examples/worker, every package", kb(worker.bytes), kb(worker.gzip)],
+        ],
+      },
+      {
+        headers: ["room of src/ (neutral build)", "minified", "share"],
+        rows: rooms.map(([room, bytes]) => [room, kb(bytes), `${fmt((100 * bytes) / total, 0)}%`]),
+      },
+    ],
+    ratios: [],
+    goals: [atMost("main entry, runtime-neutral, our own code, min + gzip", neutral.gzip / 1024, GOALS.bundleKb, "KB")],
+    notes: [],
+  };
+}
