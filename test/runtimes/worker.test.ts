@@ -10,7 +10,11 @@
  */
 import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
+import { createServer, type Server } from "node:http";
+import { toNodeHandler } from "@modelcontextprotocol/node";
+import { createMcpHandler, inputRequired, McpServer } from "@modelcontextprotocol/server";
 import { EdgeRuntime } from "edge-runtime";
+import { z } from "zod";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpFixture, type HttpFixture } from "../servers/http.js";
@@ -28,6 +32,8 @@ let nodeOnlyScript = "";
 let edgeScript = "";
 let graphScript = "";
 let graphAlsScript = "";
+let interruptScript = "";
+let interruptAlsScript = "";
 let fixture: HttpFixture;
 let proxy: FaultProxy;
 
@@ -43,6 +49,9 @@ beforeAll(async () => {
   for (const name of ["graph", "graphAls"]) await bundleForWorkerd(join(root, "test", "runtimes", "fixtures", `${name}.worker.ts`), dist, join(dist, "..", `${name}.js`));
   graphScript = await readFile(join(dist, "..", "graph.js"), "utf8");
   graphAlsScript = await readFile(join(dist, "..", "graphAls.js"), "utf8");
+  for (const name of ["interrupt", "interruptAls"]) await bundleForWorkerd(join(root, "test", "runtimes", "fixtures", `${name}.worker.ts`), dist, join(dist, "..", `${name}.js`));
+  interruptScript = await readFile(join(dist, "..", "interrupt.js"), "utf8");
+  interruptAlsScript = await readFile(join(dist, "..", "interruptAls.js"), "utf8");
   fixture = await startHttpFixture();
   proxy = await startFaultProxy(fixture.url);
 }, 180_000);
@@ -186,5 +195,56 @@ describe("a LangGraph run in workerd: what needs an async context", () => {
     expect(body.answers).toEqual(["slept 300"]);
     expect(body.custom.filter((c) => c.event === "mcp_progress").length).toBeGreaterThan(0);
     expect(body.heard).not.toContain("mcp_retry");
+  }, 60_000);
+});
+
+describe("a server's question in a LangGraph run in workerd (langGraphInputHandler)", () => {
+  // A 2026-07-28 refund tool (v2 SDK) that asks for confirmation before it acts.
+  let refunds = 0;
+  let http: Server;
+  let url = "";
+  let close: () => Promise<void> = async () => undefined;
+  beforeAll(async () => {
+    const handler = createMcpHandler(() => {
+      const server = new McpServer({ name: "billing", version: "1.0.0" });
+      server.registerTool("refund", { description: "Refunds an order after confirmation.", inputSchema: z.object({ order: z.string() }) }, async ({ order }, ctx) => {
+        const answer = (ctx.mcpReq.inputResponses as Record<string, { action: string; content?: { ok?: boolean } }> | undefined)?.confirm;
+        if (!answer) return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: `Refund order ${order}?`, requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }) } });
+        if (answer.action !== "accept" || answer.content?.ok !== true) return { content: [{ type: "text", text: `Refund of ${order} declined.` }] };
+        refunds++;
+        return { content: [{ type: "text", text: `Refunded order ${order}.` }] };
+      });
+      return server;
+    });
+    const node = toNodeHandler(handler);
+    http = createServer((req, res) => void node(req, res));
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`;
+    close = async () => {
+      await handler.close();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    };
+  });
+  afterAll(() => close());
+
+  const run = async (script: string, compatibilityFlags: string[]) => {
+    const mf = new Miniflare({ modules: [{ type: "ESModule", path: "worker.mjs", contents: script }], compatibilityDate: "2026-07-01", compatibilityFlags });
+    try {
+      return (await (await mf.dispatchFetch(`http://worker/?mcp=${encodeURIComponent(url)}`)).json()) as { question: string | null; reply?: string; pausedReply?: string[] };
+    } finally {
+      await mf.dispose();
+    }
+  };
+
+  it.each([["nodejs_compat"], ["nodejs_als"]])("with %s and LangChain's AsyncLocalStorage: the question pauses the graph, the answer resumes it, and the refund runs once", async (flag) => {
+    const before = refunds;
+    expect(await run(interruptAlsScript, [flag])).toEqual({ question: "Refund order 7?", reply: "Refunded order 7." });
+    expect(refunds - before).toBe(1);
+  }, 60_000);
+
+  it("without an AsyncLocalStorage: nothing can pause, so the question is answered cancel and the server declines (the README says so)", async () => {
+    const before = refunds;
+    expect(await run(interruptScript, [])).toEqual({ question: null, pausedReply: ["Refund of 7 declined."] });
+    expect(refunds).toBe(before);
   }, 60_000);
 });
