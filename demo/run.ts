@@ -63,7 +63,8 @@ async function main(): Promise<void> {
       warehouse: { transport: "http", url: warehouse.url, trustAnnotations: true, fallback: "mirror", breaker: { failureThreshold: 1 } },
       mirror: { transport: "http", url: mirror.url, exposeTools: false },
     },
-    retry: { retries: 2, minTimeout: 100, randomize: false },
+    // maxTimeout: how long a call waits for a refused server to listen again (5 s by default); the warehouse stays down, so 1 s keeps the demo short.
+    retry: { retries: 2, minTimeout: 100, maxTimeout: 1000, randomize: false },
     tools: { slow_report: { timeoutMs: 400 } },
     onEvent: (e) => {
       pending.push(e);

@@ -18,7 +18,7 @@ const config: McpToolkitConfig = {
     // No retry of its own, so the toolkit's applies. trustAnnotations: its readOnlyHint makes inventory idempotent.
     warehouse: { transport: "http", url: warehouse.url, trustAnnotations: true },
   },
-  retry: { retries: 1, minTimeout: 50, randomize: false }, // toolkit layer: the default for every tool
+  retry: { retries: 1, minTimeout: 50, maxTimeout: 1000, randomize: false }, // toolkit layer: the default for every tool (maxTimeout: a refused call waits up to 1 s for its server to listen again)
   timeoutMs: 20_000,
   tools: {
     "shop/*": { timeoutMs: 10_000 }, // a glob over <server>/<tool>

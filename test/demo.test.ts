@@ -17,7 +17,8 @@ function demo(args: string[] = []): Promise<{ code: number | null; stdout: strin
   });
 }
 
-describe("npm run demo", () => {
+// The two runs are processes that mostly wait on their servers: side by side, not one after the other.
+describe.concurrent("npm run demo", () => {
   it("tells each call's story, ends with the summary and exits 0", async () => {
     const { code, stdout } = await demo();
     expect(code).toBe(0);

@@ -15,6 +15,7 @@ import { McpToolError } from "../../src/index.js";
 import { eventually, useCleanup, type Expected } from "../errors/helpers.js";
 import { expectError, expectMatrix, QUICK_MS, shared, SLOW_MS } from "./matrix.js";
 import { ALL, ANY_KIND, LEGACY_HTTP, LEGACY_STDIO, MODERN_HTTP, MODERN_STDIO, open, SERVER, V2, WITH_EXTRA_TOOLS } from "./targets.js";
+import { stopwatch } from "../timing.js";
 
 const defer = useCleanup();
 
@@ -38,21 +39,21 @@ describe.each(ALL)("$name: the fixture's tools", (target) => {
   it("cancelled: the caller's abort settles a running call at once", async () => {
     const o = await fixture();
     const controller = new AbortController();
-    const started = Date.now();
+    const clock = stopwatch();
     const reply = o.call("slow", { ms: SLOW_MS }, { signal: controller.signal });
     // Aborted once the server runs the tool: the request was sent, so the outcome is unknown.
     await eventually(() => expect(o.executed()).toContain("slow"));
     controller.abort();
     expectError(target, (await reply).error, { reason: "cancelled", kind: "client", transient: false, outcome: "unknown" });
-    expect(Date.now() - started).toBeLessThan(QUICK_MS);
+    clock.within(QUICK_MS, "settling at once");
     if (o.upstream) await eventually(() => expect(o.upstream!.state.aborted).toBe(1));
   });
 
   it("request_timeout: our per-call timeout ends the call, and the server is told to stop", async () => {
     const o = await open(target, defer, { toolkit: { tools: { slow: { timeoutMs: 300 } } } });
-    const started = Date.now();
+    const clock = stopwatch();
     expectError(target, await o.fail("slow", { ms: SLOW_MS }), { reason: "request_timeout", kind: "client", transient: true, outcome: "unknown" });
-    expect(Date.now() - started).toBeLessThan(QUICK_MS);
+    clock.within(QUICK_MS, "settling at once");
     if (o.upstream) await eventually(() => expect(o.upstream!.state.aborted).toBe(1));
   });
 

@@ -14,6 +14,7 @@ import { closesLater, replyOf } from "../servers/replies.js";
 import { startHttpFixture } from "../servers/http.js";
 import { startV2Http, type V2HttpMode } from "../servers/v2/http.js";
 import { registerSdk, type TestSdk } from "../telemetry/sdk.js";
+import { stopwatch, type Stopwatch } from "../timing.js";
 
 const cleanups = closeAfterEach();
 const later = closesLater(cleanups);
@@ -29,11 +30,11 @@ const deaf: InputHandler = {
   },
 };
 
-/** Runs `work` and reports how long it took to settle, in ms. */
-async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
-  const started = performance.now();
+/** Runs `work` and reports how long it took to settle, in ms, with the stopwatch that bounds it. */
+async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number; clock: Stopwatch }> {
+  const clock = stopwatch();
   const value = await work;
-  return { value, ms: performance.now() - started };
+  return { value, ms: clock.elapsed(), clock };
 }
 
 describe("an input handler that ignores its signal", () => {
@@ -43,10 +44,10 @@ describe("an input handler that ignores its signal", () => {
   ] as const)("is cut off at the call's timeout in %s", async (_, mode: V2HttpMode) => {
     const http = later(await startV2Http({ mode }));
     const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href, inputHandler: deaf } }, timeoutMs: 1000, retry: { retries: 0 } }));
-    const { value: reply, ms } = await timed(replyOf(toolkit.getTool("confirm"), { action: "ship it" }));
+    const { value: reply, ms, clock } = await timed(replyOf(toolkit.getTool("confirm"), { action: "ship it" }));
     expect(reply.error).toMatchObject({ reason: "request_timeout" });
     // Bounded by the 1 s timeout, not by the handler (which never settles).
-    expect(ms).toBeLessThan(15_000);
+    clock.within(15_000, "a deaf input handler, with a 1 s timeout", ms);
   });
 
   it.each([
@@ -63,9 +64,9 @@ describe("an input handler that ignores its signal", () => {
     const reply = replyOf(toolkit.getTool("confirm"), { action: "ship it" }, controller.signal);
     await asked;
     controller.abort(new Error("the user left"));
-    const { value, ms } = await timed(reply);
+    const { value, ms, clock } = await timed(reply);
     expect(value.error).toMatchObject({ reason: "cancelled" });
-    expect(ms).toBeLessThan(10_000);
+    clock.within(10_000, "an aborted wait on a deaf input handler", ms);
   });
 });
 
@@ -101,18 +102,18 @@ describe("a fallback function that never answers", () => {
     const reply = replyOf(toolkit.getTool("echo"), { text: "hi" }, controller.signal);
     await started;
     controller.abort(new Error("the user left"));
-    const { value, ms } = await timed(reply);
+    const { value, ms, clock } = await timed(reply);
     expect(value.error).toMatchObject({ reason: "cancelled" });
     expect(heard?.aborted, "the fallback's signal aborted too").toBe(true);
-    expect(ms).toBeLessThan(10_000);
+    clock.within(10_000, "an aborted wait on a fallback function", ms);
   });
 
   it("ends after the call's timeout, reporting both failures", async () => {
     const { toolkit } = await downToolkit(() => new Promise(() => {}), 800);
-    const { value, ms } = await timed(replyOf(toolkit.getTool("echo"), { text: "hi" }));
+    const { value, ms, clock } = await timed(replyOf(toolkit.getTool("echo"), { text: "hi" }));
     expect(value.error).toMatchObject({ reason: "connection_refused" });
     expect(value.error!.message).toContain("The fallback function also failed (request_timeout)");
-    expect(ms).toBeLessThan(15_000);
+    clock.within(15_000, "a fallback function that never settles, with a 0.8 s timeout", ms);
   });
 });
 
@@ -176,9 +177,9 @@ describe("close() while a call waits between attempts", () => {
     const reply = replyOf(toolkit.getTool("echo"), { text: "hi" });
     await retried;
     await toolkit.close();
-    const { value, ms } = await timed(reply);
+    const { value, ms, clock } = await timed(reply);
     // Was 2.8 s: the backoff slept on the caller's signal alone.
-    expect(ms).toBeLessThan(500);
+    clock.within(500, "close() ending a 3 s backoff", ms);
     expect(value.error).toMatchObject({ reason: "closed", kind: "client", transient: false, outcome: "not_sent", attempts: 1 });
     // The server's own short timer for the closed response goes within a few ms; the 3 s backoff would stay.
     await pause(100);
@@ -200,7 +201,7 @@ describe("close() while a call waits between attempts", () => {
     expect(http.posts, "the gate holds the second call unsent").toBe(posts);
     await toolkit.close();
     const [a, b] = await Promise.all([timed(first), timed(held)]);
-    expect(Math.max(a.ms, b.ms)).toBeLessThan(500);
+    a.clock.within(500, "close() ending the Retry-After waits", Math.max(a.ms, b.ms));
     expect(a.value.error).toMatchObject({ reason: "closed", outcome: "not_sent" });
     expect(b.value.error).toMatchObject({ reason: "closed", kind: "client", transient: false, outcome: "not_sent" });
   });
@@ -221,8 +222,8 @@ describe("close() while a call waits between attempts", () => {
     const reply = replyOf(toolkit.getTool("echo"), { text: "hi" });
     await started;
     await toolkit.close();
-    const { value, ms } = await timed(reply);
-    expect(ms).toBeLessThan(500);
+    const { value, ms, clock } = await timed(reply);
+    clock.within(500, "close() ending a wait on a fallback function", ms);
     expect(value.error).toMatchObject({ reason: "closed" });
     expect(heard?.aborted, "the fallback's signal aborted too").toBe(true);
   });
@@ -248,9 +249,9 @@ describe("a call that finds another call testing a half-open circuit", () => {
     const test = replyOf(toolkit.getTool("slow"), { ms: 2_500 });
     await expect.poll(() => http.state.calls.includes("slow")).toBe(true);
     expect(toolkit.circuitState("s")).toBe("half-open");
-    const { value, ms } = await timed(replyOf(toolkit.getTool("echo"), { text: "b" }));
-    // Was 2.5 s: the wait for another call's test had no bound of its own.
-    expect(ms).toBeLessThan(2_000);
+    const { value, ms, clock } = await timed(replyOf(toolkit.getTool("echo"), { text: "b" }));
+    // Was 2.5 s: the wait for another call's test had no bound of its own (so at most 0.4 s of stall widens it).
+    clock.within(2_000, "a 300 ms call waiting for another call's test", ms, 400);
     expect(value.error).toMatchObject({ reason: "circuit_open", outcome: "not_sent", transient: true });
     expect(value.error!.message).toContain("this call's 300 ms ran out waiting for the verdict");
     expect((await test).error).toBeUndefined();

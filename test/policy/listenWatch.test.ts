@@ -11,6 +11,7 @@ import { ReconnectBackoff } from "../../src/mcp/session/reconnectBackoff.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 import { startHttpFixture } from "../servers/http.js";
 import { replyOf } from "../servers/replies.js";
+import { stopwatch } from "../timing.js";
 
 const cleanups = closeAfterEach();
 
@@ -40,10 +41,10 @@ describe("ListenWatch", () => {
     // A second waiter shares the loop the first started.
     expect(watch.within(20_000)).toBe(waiting);
     setTimeout(() => void listenOn(port), 100);
-    const started = performance.now();
+    const clock = stopwatch();
     expect(await waiting).toBe(true);
     // It answered because the port listens, long before its 20 s ran out.
-    expect(performance.now() - started).toBeLessThan(10_000);
+    clock.within(10_000, "the wait for a port that listens after 100 ms");
   });
 
   it("answers each waiter at its own time: a short wait is not held by a long one sharing the loop", async () => {
@@ -52,10 +53,10 @@ describe("ListenWatch", () => {
     cleanups.push(async () => closing.abort());
     const watch = new ListenWatch(new URL(`http://127.0.0.1:${port}/mcp`), closing.signal);
     const long = watch.within(20_000);
-    const started = performance.now();
+    const clock = stopwatch();
     expect(await watch.within(100)).toBe(false);
     // Before, the short waiter got the shared loop's answer: 20 s later.
-    expect(performance.now() - started).toBeLessThan(5_000);
+    clock.within(5_000, "a 100 ms wait sharing the loop of a 20 s one");
     await listenOn(port);
     expect(await long).toBe(true);
   });
@@ -111,10 +112,10 @@ describe("a call waiting for a refused server's test", () => {
     expect((events.find((e) => e.type === "circuit_open") as { error?: McpToolError }).error?.reason).toBe("connection_refused");
     await new Promise((resolve) => setTimeout(resolve, 100));
     await http.up();
-    const upAt = performance.now();
+    const clock = stopwatch();
     expect(await call).toContain("after");
     // Before, the call waited out the 8 s; now it goes within a probe's pace of the server listening.
-    expect(performance.now() - upAt).toBeLessThan(5_000);
+    clock.within(5_000, "the call after the server listens again (its open period: 8 s)");
     expect(events.filter((e) => e.type === "half_open")).toHaveLength(1);
   });
 });
@@ -135,22 +136,22 @@ describe("a call in its retry backoff after a refused connect", () => {
     expect(retry.delayMs).toBeGreaterThan(15_000);
     expect(retry.delayMs).toBeLessThanOrEqual(20_000);
     await http.up();
-    const upAt = performance.now();
+    const clock = stopwatch();
     expect(await call).toContain("after");
-    expect(performance.now() - upAt).toBeLessThan(5_000);
+    clock.within(5_000, "the call after the server listens again (its backoff: 8 s)");
   }, 30_000);
 });
 
 describe("a call to a server that refuses and stays down, with the default settings", () => {
   it("waits for it to listen as long as for a breaker's test (maxTimeout, 5 s), not its 30 s timeout, then fails refused", async () => {
     const { echo } = await downAfterOneCall({});
-    const started = performance.now();
+    const clock = stopwatch();
     const reply = String(await echo.invoke({ text: "after" }));
-    const took = performance.now() - started;
+    const took = clock.elapsed();
     expect(reply).toContain("(connection_refused)");
     // Before, it gave up after its three attempts' backoffs, about a second: a restart of 1.5 s failed it.
     expect(took).toBeGreaterThan(4_500);
-    expect(took).toBeLessThan(20_000);
+    clock.within(20_000, "a call to a server that stays down (maxTimeout 5 s, timeout 30 s)", took);
   }, 40_000);
 
   it("ends the wait at once on the caller's abort (cancelled, not_sent) and on the toolkit's close (closed)", async () => {
@@ -159,13 +160,13 @@ describe("a call to a server that refuses and stays down, with the default setti
     const aborted = replyOf(echo, { text: "a" }, controller.signal);
     const closed = replyOf(echo, { text: "b" });
     await new Promise((resolve) => setTimeout(resolve, 500));
-    let at = performance.now();
+    let clock = stopwatch();
     controller.abort();
     expect((await aborted).error).toMatchObject({ reason: "cancelled", outcome: "not_sent" });
-    expect(performance.now() - at).toBeLessThan(1_000);
-    at = performance.now();
+    clock.within(1_000, "the abort ending the wait");
+    clock = stopwatch();
     await toolkit.close();
     expect((await closed).error).toMatchObject({ reason: "closed" });
-    expect(performance.now() - at).toBeLessThan(2_000);
+    clock.within(2_000, "close() ending the wait");
   });
 });

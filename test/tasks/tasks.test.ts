@@ -21,6 +21,7 @@ import { startHttpFixture } from "../servers/http.js";
 import { everythingStdioCommand, startEverythingHttp } from "../servers/tasks/everything.js";
 import { startTaskFixture, type TaskFixture } from "../servers/tasks/http.js";
 import { startV2TaskServer } from "../servers/tasks/v2.js";
+import { stopwatch } from "../timing.js";
 
 const cleanups = closeAfterEach();
 const info = { name: "tasks-test", version: "1.0.0" };
@@ -178,10 +179,10 @@ describe.each(["v2", "v1"] as const)("the task fixture with the %s client, legac
   });
 
   it("classifies a task whose ttl ran out as task_lost", async () => {
-    const started = Date.now();
+    const clock = stopwatch();
     const error = await rejection(runAsTask(client, { name: "count", arguments: { key: `ttl-${line}`, ms: 10_000 } }, { timeoutMs: 20_000, ttlMs: 400 }));
     expect(error.reason).toBe("task_lost");
-    expect(Date.now() - started).toBeLessThan(10_000);
+    clock.within(10_000, "a task whose 400 ms ttl ran out, before the tool's 10 s");
   });
 
   it("classifies a resumed task id the server never issued as task_lost, and runs nothing", async () => {
@@ -213,15 +214,15 @@ describe.each(["v2", "v1"] as const)("the task fixture with the %s client, legac
 
   it("bounds the whole task by timeoutMs: request_timeout, and the task is sent tasks/cancel", async () => {
     const { seen, callbacks } = recorder();
-    const started = Date.now();
+    const clock = stopwatch();
     const error = await rejection(runAsTask(client, { name: "count", arguments: { key: `timeout-${line}`, ms: 20_000 } }, { timeoutMs: 1_500, ...callbacks }));
-    const elapsed = Date.now() - started;
+    const elapsed = clock.elapsed();
     const id = seen.created[0]!;
     expect([error.reason, error.outcome, error.transient]).toEqual(["request_timeout", "unknown", true]);
     expect(error.data).toEqual({ taskId: id, taskCancelled: true });
     expect(elapsed).toBeGreaterThanOrEqual(1_400);
     // The bound plus the cancel's own bound (2 s), with room for a loaded machine.
-    expect(elapsed).toBeLessThan(8_000);
+    clock.within(8_000, "timeoutMs 1.5 s and the cancel's 2 s", elapsed);
     expect(fixture.state.clientCancels).toEqual([id]);
     const posts = fixture.http.posts;
     await delay(600);
