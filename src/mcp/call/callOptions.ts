@@ -11,7 +11,7 @@ import { requestMark, tagsRequests } from "./requestScope.js";
  */
 export function callOptions(facts: TrackedAttempt, client: AnyClient): CallOptions {
   const { target, scope } = facts;
-  const options: CallOptions = { signal: scope.requestSignal, timeout: target.sdkTimeoutMs };
+  const options: CallOptions = { signal: scope.signal, timeout: target.sdkTimeoutMs };
   if (facts.headers) options.headers = facts.headers;
   // Only our own transports report request ids (a user's client keeps its transport as it is).
   const ours = tagsRequests(transportOf(client));
