@@ -3,7 +3,6 @@ import { callToolWith, isV2Client, type AnyClient, type CallOptions, type CallPa
 import { withInputRounds } from "./input.js";
 import { outputMismatch } from "./outputCheck.js";
 import { LOG_LEVEL_META_KEY } from "../session/serverLogs.js";
-import type { RequestIds } from "./requestScope.js";
 import { runsAsTask, taskAttempt, type TaskCall } from "../tasks/taskCall.js";
 import { isControlFlow } from "../../errors/controlFlow.js";
 import { begin } from "../../policy/chain.js";
@@ -107,7 +106,7 @@ function send(facts: TrackedAttempt, lease: Lease, params: CallParams, task: Tas
   if (facts.headers && lease.requests.headerRoute === "none") throw headersNotCarried(connection.name, !connection.breaksArePerRequest);
   // A task's polls are not tied to the call's controller: each poll's stream ends as it
   // answers while the call goes on, and a lost connection must not cancel the task.
-  if (!runsAsTask(task, client, connection, target.mcpName)) return sendCall(connection, client, params, context, scope, callOptions(facts, client));
+  if (!runsAsTask(task, client, connection, target.mcpName)) return sendCall(connection, client, params, context, scope, callOptions(facts));
   facts.viaTask = true;
   const taskContext = { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) };
   return taskAttempt(client, params, task, scope, taskContext, target.sdkTimeoutMs, { connection, requests: lease.requests, headers: facts.headers, ...progressOptions(target, scope, facts.progress) });
@@ -150,7 +149,7 @@ function leave(facts: TrackedAttempt, error: unknown): Promise<CallToolResult> {
  * once through its scope; and the attempt itself, so the toolkit's close ends it on any
  * transport. One object per attempt, with no closures of its own.
  */
-export class TrackedAttempt implements AttemptFacts, RequestIds, SentRequest {
+export class TrackedAttempt implements AttemptFacts, SentRequest {
   lease?: Lease;
   id?: number;
   readonly logMark: number;

@@ -21,6 +21,8 @@ export interface TransportProbe extends ActivityClock {
   readonly requestHeaders?: Map<number | string, Record<string, string>>;
   /** How a request's own headers reach the server (ClientRequests.ts); set by a transport that carries them. */
   headerRoute?: "options" | "none";
+  /** Set by our own transports, which tell each request's `onresumptiontoken` its id (call/requestScope.ts). */
+  reportsIds?: boolean;
   /**
    * What the HTTP layer saw of responses that were not a plain MCP answer (a failed status, a page,
    * a stray JSON), by JSON-RPC request id; read once by the call that sent the request. The
@@ -126,7 +128,7 @@ class WatchedStdioTransport extends StdioClientTransport {
 }
 
 export function stdioTransport(config: StdioServerConfig, probe: TransportProbe, stderr: StderrTail): Transport {
-  return tagRequests(new WatchedStdioTransport(config, probe, stderr));
+  return tagRequests(new WatchedStdioTransport(config, probe, stderr), probe);
 }
 
 /** How long close() waits for a process it SIGKILLed to exit (the kernel may hold one in I/O). */
@@ -193,7 +195,7 @@ export function streamableTransport(config: HttpServerConfig, probe: TransportPr
     { ...httpOptions(config, probe), reconnectionOptions: RESUME },
     probe,
   );
-  return tagRequests(transport);
+  return tagRequests(transport, probe);
 }
 
 /**
@@ -241,5 +243,5 @@ export function sseTransport(config: HttpServerConfig | SseServerConfig, probe: 
     httpOptions(config, probe),
     probe,
   );
-  return tagRequests(transport);
+  return tagRequests(transport, probe);
 }
