@@ -11,7 +11,6 @@ import type { ServerGuards } from "./guards.js";
 import type { ResolvedPolicy } from "./resolve.js";
 import { retriesAfterFirst, retryAfterFirst, type RetryHooks } from "./RetryPolicy.js";
 import { AttemptScope } from "./TimeoutPolicy.js";
-import { begin } from "./chain.js";
 
 export type { ServerGuards, ToolkitGuards } from "./guards.js";
 
@@ -59,9 +58,9 @@ export interface PipelineSpec<T, I = undefined> {
  * stage, so either settles the call at once wherever it waits (`cancelled`, `closed`). Rejects
  * with an McpToolError made for this call alone (or a LangGraph control-flow signal, as it is).
  */
-export function runPipeline<T, I = undefined>(spec: PipelineSpec<T, I>, signal?: AbortSignal, input?: I): Promise<WithFallback<T>> {
+export async function runPipeline<T, I = undefined>(spec: PipelineSpec<T, I>, signal?: AbortSignal, input?: I): Promise<WithFallback<T>> {
   const instrument = spec.instrument;
-  return begin(() => (instrument ? instrument.call(spec.context, () => runCall(spec, signal, instrument, input as I)) : runCall(spec, signal, undefined, input as I)));
+  return instrument ? instrument.call(spec.context, () => runCall(spec, signal, instrument, input as I)) : runCall(spec, signal, undefined, input as I);
 }
 
 /** The call itself: its first attempt, then, only if it failed, the retries and the fallback. */
@@ -70,9 +69,7 @@ function runCall<T, I>(spec: PipelineSpec<T, I>, signal: AbortSignal | undefined
 }
 
 /**
- * One call's state. A class, not closures over `runCall`'s variables: its stages are methods,
- * shared by every call, so a call in flight holds one object instead of a closure per stage.
- * Every attempt, the first and each retry, takes the same way: the server's Retry-After, its
+ * One call's state, its stages as methods. Every attempt, the first and each retry, takes the same way: the server's Retry-After, its
  * throttle (when it has one), its breaker, then the attempt under its own scope.
  */
 class PipelineCall<T, I> {
@@ -108,29 +105,38 @@ class PipelineCall<T, I> {
     return this.waits;
   }
 
-  run(): Promise<WithFallback<T>> {
+  async run(): Promise<WithFallback<T>> {
     const { events, context } = this.spec;
     if (this.reports("call")) events!.emit({ type: "call", ...context });
-    return this.attempt(1).then(
-      (value) => this.succeeded({ value }),
-      (first: unknown) => this.firstFailed(first),
-    );
+    let value: T;
+    try {
+      value = await this.attempt(1);
+    } catch (first) {
+      return this.firstFailed(first);
+    }
+    return this.succeeded({ value });
   }
 
-  private firstFailed(first: unknown): Promise<WithFallback<T>> {
+  private async firstFailed(first: unknown): Promise<WithFallback<T>> {
     if (this.resendable(first)) {
-      return this.resend(1, first).then(
-        (value) => this.succeeded({ value }),
-        (error: unknown) => this.firstFailed(error),
-      );
+      let value: T;
+      try {
+        value = await this.resend(1, first);
+      } catch (error) {
+        return this.firstFailed(error);
+      }
+      return this.succeeded({ value });
     }
     const recovering = this.recover(first);
-    // Most failures end here, thrown at once: nothing to repeat and no fallback.
+    // Most failures end here: nothing to repeat and no fallback.
     if (!recovering) return this.failed(first);
-    return recovering.then(
-      (out) => this.succeeded(out),
-      (error: unknown) => this.failed(error),
-    );
+    let out: WithFallback<T>;
+    try {
+      out = await recovering;
+    } catch (error) {
+      return this.failed(error);
+    }
+    return this.succeeded(out);
   }
 
   /**
@@ -151,18 +157,19 @@ class PipelineCall<T, I> {
   }
 
   /** A retry's attempt, re-sent once on a new session if the server forgot the old one. */
-  private retryAttempt(n: number): Promise<T> {
-    return this.attempt(n).catch((error: unknown) => {
+  private async retryAttempt(n: number): Promise<T> {
+    try {
+      return await this.attempt(n);
+    } catch (error) {
       if (this.resendable(error)) return this.resend(n, error);
       throw error;
-    });
+    }
   }
 
-  private attempt(n: number): Promise<T> {
+  private async attempt(n: number): Promise<T> {
     this.attempts = n;
     const gate = this.spec.guards?.gate;
-    // Checked without an await: most attempts meet no wait.
-    if (gate && gate.remainingMs > 0) return gate.pass(this.spec.policy.retry.maxRetryAfterMs, this.waitSignal, this.spec.context).then(() => this.paced(n));
+    if (gate && gate.remainingMs > 0) await gate.pass(this.spec.policy.retry.maxRetryAfterMs, this.waitSignal, this.spec.context);
     return this.paced(n);
   }
 
@@ -186,21 +193,20 @@ class PipelineCall<T, I> {
   }
 
   /** One attempt under its scope; `circuit` is the closed breaker it reports its end to. */
-  private timed(n: number, circuit: CircuitBreaker | undefined): Promise<T> {
+  private async timed(n: number, circuit: CircuitBreaker | undefined): Promise<T> {
     const scope = new AttemptScope(this.spec.policy, this.signal);
     const bulkhead = this.spec.guards?.bulkhead;
     const epoch = circuit?.epoch;
-    return (bulkhead ? this.sendInTurn(bulkhead, scope, n) : this.send(scope, n)).then(
-      (value) => {
-        scope.dispose();
-        this.spec.guards?.budget?.noteSuccess();
-        return circuit ? circuit.succeeded(value) : value;
-      },
-      (thrown: unknown) => {
-        scope.dispose();
-        throw this.endedBadly(circuit, epoch, n, thrown);
-      },
-    );
+    let value: T;
+    try {
+      value = await (bulkhead ? this.sendInTurn(bulkhead, scope, n) : this.send(scope, n));
+    } catch (thrown) {
+      scope.dispose();
+      throw this.endedBadly(circuit, epoch, n, thrown);
+    }
+    scope.dispose();
+    this.spec.guards?.budget?.noteSuccess();
+    return circuit ? circuit.succeeded(value) : value;
   }
 
   /**
@@ -208,15 +214,19 @@ class PipelineCall<T, I> {
    * attempt: it ends at the attempt's timeout and at once on the caller's abort, unsent (and
    * on the toolkit's close, which ends the call holding the slot, and so this call's send).
    */
-  private sendInTurn(bulkhead: Bulkhead, scope: AttemptScope, n: number): Promise<T> {
+  private async sendInTurn(bulkhead: Bulkhead, scope: AttemptScope, n: number): Promise<T> {
     const slot = bulkhead.acquire(scope.signal, this.spec.context);
-    if (typeof slot === "function") return this.send(scope, n).finally(slot);
-    return slot.then(
-      (release) => this.send(scope, n).finally(release),
-      (reason: unknown) => {
-        throw isMcpToolError(reason) ? reason.with({ attempts: n }) : this.queueEnded(scope, n, reason);
-      },
-    );
+    let release: () => void;
+    try {
+      release = typeof slot === "function" ? slot : await slot;
+    } catch (reason) {
+      throw isMcpToolError(reason) ? reason.with({ attempts: n }) : this.queueEnded(scope, n, reason);
+    }
+    try {
+      return await this.send(scope, n);
+    } finally {
+      release();
+    }
   }
 
   /** A wait for a bulkhead's slot ended by the attempt's timer or the caller: nothing was sent. */
@@ -228,9 +238,9 @@ class PipelineCall<T, I> {
   }
 
   /** The attempt itself, inside the instrumentation's span when there is one. */
-  private send(scope: AttemptScope, n: number): Promise<T> {
+  private async send(scope: AttemptScope, n: number): Promise<T> {
     const { spec, instrument, input } = this;
-    return begin(() => (instrument ? instrument.attempt(spec.context, n, (meta) => spec.attempt(scope, n, meta, input)) : spec.attempt(scope, n, undefined, input)));
+    return instrument ? instrument.attempt(spec.context, n, (meta) => spec.attempt(scope, n, meta, input)) : spec.attempt(scope, n, undefined, input);
   }
 
   /** An attempt failed: the Retry-After gate and a closed circuit hear of it. Returns the error to go on with. */

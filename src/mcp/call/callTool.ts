@@ -5,7 +5,6 @@ import { outputMismatch } from "./outputCheck.js";
 import { LOG_LEVEL_META_KEY } from "../session/serverLogs.js";
 import { runsAsTask, taskAttempt, type TaskCall } from "../tasks/taskCall.js";
 import { isControlFlow } from "../../errors/controlFlow.js";
-import { begin } from "../../policy/chain.js";
 import { fromResult } from "../../errors/fromResult.js";
 import type { McpToolError } from "../../errors/McpToolError.js";
 import type { CustomCodeTable } from "../../errors/normalize.js";
@@ -76,23 +75,19 @@ export function callToolOnce(
   return attemptOnce(facts, params, call);
 }
 
-/**
- * Chained, not awaited (see policy/chain.ts): an attempt in flight holds one reaction, not an
- * async function's frame. The connection is awaited only when there is none to lease now.
- */
-function attemptOnce(facts: TrackedAttempt, params: CallParams, task: TaskCall | undefined): Promise<CallToolResult> {
+async function attemptOnce(facts: TrackedAttempt, params: CallParams, task: TaskCall | undefined): Promise<CallToolResult> {
   const { connection } = facts.target;
   // Each request the call writes is registered under its id, so a broken stream can end it,
   // and the attempt itself, so the toolkit's close ends it.
   facts.enter();
-  const sending = begin(() => {
-    const lease = connection.current();
-    return lease ? send(facts, lease, params, task) : connection.lease(facts.scope.signal).then((leased) => send(facts, leased, params, task));
-  });
-  return sending.then(
-    (result) => answered(facts, result),
-    (thrown: unknown) => failedAttempt(facts, thrown),
-  );
+  let result: CallToolResult;
+  try {
+    const lease = connection.current() ?? (await connection.lease(facts.scope.signal));
+    result = await send(facts, lease, params, task);
+  } catch (thrown) {
+    return failedAttempt(facts, thrown);
+  }
+  return answered(facts, result);
 }
 
 function send(facts: TrackedAttempt, lease: Lease, params: CallParams, task: TaskCall | undefined): Promise<CallToolResult> {
@@ -113,10 +108,10 @@ function send(facts: TrackedAttempt, lease: Lease, params: CallParams, task: Tas
 }
 
 /** The server answered: the toolkit's `afterToolCall` sees it first. A result the tool answered with `isError` is its own failure. */
-function answered(facts: TrackedAttempt, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
+async function answered(facts: TrackedAttempt, result: CallToolResult): Promise<CallToolResult> {
   facts.end(false);
   const after = facts.call?.afterAnswer;
-  return after ? after(result).then((seen) => judged(facts, seen)) : judged(facts, result);
+  return judged(facts, after ? await after(result) : result);
 }
 
 function judged(facts: TrackedAttempt, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
@@ -130,15 +125,17 @@ function judged(facts: TrackedAttempt, result: CallToolResult): CallToolResult |
 /**
  * The attempt failed: classified now, while the tracker still holds what the transport saw of
  * its request; a connection the failure broke is dropped before the attempt leaves the tracker.
+ * It is then settled by the call's recovery, or rejects.
  */
-function failedAttempt(facts: TrackedAttempt, thrown: unknown): Promise<CallToolResult> {
-  const error = failed(facts, thrown);
-  if (error instanceof Promise) return error.catch((dropped: unknown) => leave(facts, dropped));
-  return leave(facts, error);
-}
-
-/** The failed attempt leaves the tracker, and is settled by the call's recovery or rejects. */
-function leave(facts: TrackedAttempt, error: unknown): Promise<CallToolResult> {
+async function failedAttempt(facts: TrackedAttempt, thrown: unknown): Promise<CallToolResult> {
+  let error: unknown = thrown;
+  if (!isControlFlow(thrown)) {
+    try {
+      error = await settled(facts, thrown);
+    } catch (dropped) {
+      error = dropped;
+    }
+  }
   facts.end(true);
   return recoverOrReject(error, facts);
 }
@@ -207,38 +204,18 @@ export class TrackedAttempt implements AttemptFacts, SentRequest {
 }
 
 
-/**
- * A failed attempt: settled by the call's recovery where that applies, otherwise its error is
- * thrown. Called inside the attempt's promise handlers, so a throw rejects the attempt's own
- * promise: no rejected promise is made to be adopted (with async hooks on, as in every LangGraph
- * run, each costs two more microtasks and Node's unhandled-rejection bookkeeping).
- */
+/** A failed attempt: settled by the call's recovery where that applies, otherwise its error is thrown. */
 function recoverOrReject(error: unknown, facts: TrackedAttempt): Promise<CallToolResult> {
   const { recovery } = facts;
   if (!recovery?.handles(error)) throw error;
   return recovery.retry(error, facts.scope);
 }
 
-
 /** A result the tool answered with `isError` is its own failure, classified from the result. */
 function domainError(result: CallToolResult, facts: AttemptFacts): McpToolError | undefined {
   if ((result as { isError?: unknown }).isError !== true) return undefined;
   const error = fromResult(result, { ...facts.context, attempts: facts.attempt });
   return error && withServerLogs(error, facts.target.connection, facts.logMark);
-}
-
-/**
- * The attempt's failure, classified; where the failure broke the connection, a promise that
- * rejects with it once the connection is dropped. Most failures leave the connection as it is:
- * those are returned at once, not as a rejected promise.
- */
-function failed(facts: AttemptFacts, thrown: unknown): unknown {
-  if (isControlFlow(thrown)) return thrown;
-  try {
-    return settled(facts, thrown);
-  } catch (error) {
-    return error;
-  }
 }
 
 /**
