@@ -10,6 +10,7 @@ import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import type { Redactor } from "../errors/redactor.js";
 import { replyFrom, toModelReply } from "../errors/text.js";
+import { begin } from "../policy/chain.js";
 import { telemetryOn } from "../telemetry/otel.js";
 import { ArgumentCheck } from "./argumentCheck.js";
 import { invalidArguments, invalidArgumentsData } from "./argumentData.js";
@@ -84,12 +85,9 @@ export class McpTool extends StructuredTool {
   }
 
   /** Like every tool's `call`, but a failure becomes an error ToolMessage or text. */
-  override async call(arg: unknown, configArg?: RunnableConfig | unknown): Promise<unknown> {
-    try {
-      return await this.validatedCall(arg, configArg);
-    } catch (thrown) {
-      return this.failed(thrown, arg, configArg);
-    }
+  override call(arg: unknown, configArg?: RunnableConfig | unknown): Promise<unknown> {
+    // Chained, not awaited: see policy/chain.ts.
+    return begin(() => this.validatedCall(arg, configArg)).then(undefined, (thrown: unknown) => this.failed(thrown, arg, configArg));
   }
 
   /** What `call` settles with when the call failed: an error ToolMessage or text, or a rethrow. */
@@ -128,7 +126,7 @@ export class McpTool extends StructuredTool {
    * argument is left out, and a bad argument is refused with the one line the model reads. Then
    * LangChain's own `call` runs (its validation, callbacks, tracing, output formatting).
    */
-  private async validatedCall(arg: unknown, configArg: unknown): Promise<unknown> {
+  private validatedCall(arg: unknown, configArg: unknown): Promise<unknown> {
     const schema = this.schema;
     if (isInteropZodSchema(schema)) return super.call(arg as never, configArg as never);
     this.check ??= new ArgumentCheck(schema as Schema);
@@ -137,7 +135,7 @@ export class McpTool extends StructuredTool {
     const args = this.check.prepare(given);
     const found = this.check.found(args);
     // LangChain's exception, so callbacks and callers see what LangChain's own check would raise.
-    if (found !== undefined) throw invalidArguments(found.line, found.fields, arg);
+    if (found !== undefined) return Promise.reject(invalidArguments(found.line, found.fields, arg));
     const input = args === given ? arg : isToolCall(arg) ? { ...arg, args } : args;
     return super.call(input as never, configArg as never);
   }
@@ -155,17 +153,15 @@ export class McpTool extends StructuredTool {
     return this.toError(thrown);
   }
 
-  protected override async _call(
+  protected override _call(
     args: Record<string, unknown>,
     runManager?: CallbackManagerForToolRun,
     config?: ToolRunnableConfig,
   ): Promise<[unknown, unknown]> {
-    // Not awaited: only what `run` throws before its executor starts is caught here; the
-    // executor's own failures have been through `rejected` already.
     try {
       return this.run(args, runManager, config);
     } catch (thrown) {
-      return this.rejected(thrown);
+      return begin(() => this.rejected(thrown));
     }
   }
 

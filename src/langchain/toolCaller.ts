@@ -13,6 +13,7 @@ import type { Progress } from "../mcp/call/callTool.js";
 import type { Connection } from "../mcp/session/Connection.js";
 import { convertResult, withFallbackNote } from "../mcp/call/content.js";
 import type { CallContext } from "../policy/abort.js";
+import { begin } from "../policy/chain.js";
 import { functionFallback, type Fallback, type WithFallback } from "../policy/FallbackPolicy.js";
 import { runPipeline, type PipelineSpec, type ToolkitGuards } from "../policy/pipeline.js";
 import { resolvePolicy, type ToolIdentity } from "../policy/resolve.js";
@@ -130,21 +131,22 @@ export class ToolCaller {
   }
 
   /**
-   * What an McpTool runs for this tool. Whatever fails, the call or turning its result into the
-   * model's content (invalid_result), fails through `failed`.
+   * What an McpTool runs for this tool; its two handlers are made once per tool. A result that
+   * cannot become the model's content (invalid_result) fails through `failed` too. Chained, not
+   * awaited: see policy/chain.ts.
    */
   executor(runtime: ToolRuntime): ToolExecutorFactory {
     return (failed) => {
       const redactor = runtime.policy.redactResults ? this.parts.redactor : undefined;
-      return async (args, config) => {
+      const replied = (out: WithFallback<CallToolResult>): [unknown, unknown] => {
         try {
-          const out = await this.call(runtime, args, config?.signal, false, config);
           const value = redactor ? redactor.result(out.value) : out.value;
           return this.toolReply(value === out.value ? out : { ...out, value });
         } catch (error) {
           return failed(error);
         }
       };
+      return (args, config) => begin(() => this.call(runtime, args, config?.signal, false, config)).then(replied, failed);
     };
   }
 

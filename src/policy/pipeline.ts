@@ -11,6 +11,7 @@ import type { ServerGuards } from "./guards.js";
 import type { ResolvedPolicy } from "./resolve.js";
 import { retriesAfterFirst, retryAfterFirst, type RetryHooks } from "./RetryPolicy.js";
 import { AttemptScope } from "./TimeoutPolicy.js";
+import { begin } from "./chain.js";
 
 export type { ServerGuards, ToolkitGuards } from "./guards.js";
 
@@ -58,9 +59,9 @@ export interface PipelineSpec<T, I = undefined> {
  * stage, so either settles the call at once wherever it waits (`cancelled`, `closed`). Rejects
  * with an McpToolError made for this call alone (or a LangGraph control-flow signal, as it is).
  */
-export async function runPipeline<T, I = undefined>(spec: PipelineSpec<T, I>, signal?: AbortSignal, input?: I): Promise<WithFallback<T>> {
+export function runPipeline<T, I = undefined>(spec: PipelineSpec<T, I>, signal?: AbortSignal, input?: I): Promise<WithFallback<T>> {
   const instrument = spec.instrument;
-  return instrument ? instrument.call(spec.context, () => runCall(spec, signal, instrument, input as I)) : runCall(spec, signal, undefined, input as I);
+  return begin(() => (instrument ? instrument.call(spec.context, () => runCall(spec, signal, instrument, input as I)) : runCall(spec, signal, undefined, input as I)));
 }
 
 /** The call itself: its first attempt, then, only if it failed, the retries and the fallback. */
@@ -69,7 +70,9 @@ function runCall<T, I>(spec: PipelineSpec<T, I>, signal: AbortSignal | undefined
 }
 
 /**
- * One call's state, its stages as methods. Every attempt, the first and each retry, takes the same way: the server's Retry-After, its
+ * One call's state. A class, not closures over `runCall`'s variables: its stages are methods,
+ * shared by every call, so a call in flight holds one object instead of a closure per stage.
+ * Every attempt, the first and each retry, takes the same way: the server's Retry-After, its
  * throttle (when it has one), its breaker, then the attempt under its own scope.
  */
 class PipelineCall<T, I> {
@@ -105,16 +108,13 @@ class PipelineCall<T, I> {
     return this.waits;
   }
 
-  async run(): Promise<WithFallback<T>> {
+  run(): Promise<WithFallback<T>> {
     const { events, context } = this.spec;
     if (this.reports("call")) events!.emit({ type: "call", ...context });
-    let value: T;
-    try {
-      value = await this.attempt(1);
-    } catch (first) {
-      return this.firstFailed(first);
-    }
-    return this.succeeded({ value });
+    return this.attempt(1).then(
+      (value) => this.succeeded({ value }),
+      (first: unknown) => this.firstFailed(first),
+    );
   }
 
   private async firstFailed(first: unknown): Promise<WithFallback<T>> {
@@ -166,10 +166,11 @@ class PipelineCall<T, I> {
     }
   }
 
-  private async attempt(n: number): Promise<T> {
+  private attempt(n: number): Promise<T> {
     this.attempts = n;
     const gate = this.spec.guards?.gate;
-    if (gate && gate.remainingMs > 0) await gate.pass(this.spec.policy.retry.maxRetryAfterMs, this.waitSignal, this.spec.context);
+    // Checked without an await: most attempts meet no wait.
+    if (gate && gate.remainingMs > 0) return gate.pass(this.spec.policy.retry.maxRetryAfterMs, this.waitSignal, this.spec.context).then(() => this.paced(n));
     return this.paced(n);
   }
 
@@ -193,20 +194,21 @@ class PipelineCall<T, I> {
   }
 
   /** One attempt under its scope; `circuit` is the closed breaker it reports its end to. */
-  private async timed(n: number, circuit: CircuitBreaker | undefined): Promise<T> {
+  private timed(n: number, circuit: CircuitBreaker | undefined): Promise<T> {
     const scope = new AttemptScope(this.spec.policy, this.signal);
     const bulkhead = this.spec.guards?.bulkhead;
     const epoch = circuit?.epoch;
-    let value: T;
-    try {
-      value = await (bulkhead ? this.sendInTurn(bulkhead, scope, n) : this.send(scope, n));
-    } catch (thrown) {
-      scope.dispose();
-      throw this.endedBadly(circuit, epoch, n, thrown);
-    }
-    scope.dispose();
-    this.spec.guards?.budget?.noteSuccess();
-    return circuit ? circuit.succeeded(value) : value;
+    return (bulkhead ? this.sendInTurn(bulkhead, scope, n) : this.send(scope, n)).then(
+      (value) => {
+        scope.dispose();
+        this.spec.guards?.budget?.noteSuccess();
+        return circuit ? circuit.succeeded(value) : value;
+      },
+      (thrown: unknown) => {
+        scope.dispose();
+        throw this.endedBadly(circuit, epoch, n, thrown);
+      },
+    );
   }
 
   /**
@@ -214,19 +216,15 @@ class PipelineCall<T, I> {
    * attempt: it ends at the attempt's timeout and at once on the caller's abort, unsent (and
    * on the toolkit's close, which ends the call holding the slot, and so this call's send).
    */
-  private async sendInTurn(bulkhead: Bulkhead, scope: AttemptScope, n: number): Promise<T> {
+  private sendInTurn(bulkhead: Bulkhead, scope: AttemptScope, n: number): Promise<T> {
     const slot = bulkhead.acquire(scope.signal, this.spec.context);
-    let release: () => void;
-    try {
-      release = typeof slot === "function" ? slot : await slot;
-    } catch (reason) {
-      throw isMcpToolError(reason) ? reason.with({ attempts: n }) : this.queueEnded(scope, n, reason);
-    }
-    try {
-      return await this.send(scope, n);
-    } finally {
-      release();
-    }
+    if (typeof slot === "function") return this.send(scope, n).finally(slot);
+    return slot.then(
+      (release) => this.send(scope, n).finally(release),
+      (reason: unknown) => {
+        throw isMcpToolError(reason) ? reason.with({ attempts: n }) : this.queueEnded(scope, n, reason);
+      },
+    );
   }
 
   /** A wait for a bulkhead's slot ended by the attempt's timer or the caller: nothing was sent. */
@@ -238,9 +236,9 @@ class PipelineCall<T, I> {
   }
 
   /** The attempt itself, inside the instrumentation's span when there is one. */
-  private async send(scope: AttemptScope, n: number): Promise<T> {
+  private send(scope: AttemptScope, n: number): Promise<T> {
     const { spec, instrument, input } = this;
-    return instrument ? instrument.attempt(spec.context, n, (meta) => spec.attempt(scope, n, meta, input)) : spec.attempt(scope, n, undefined, input);
+    return begin(() => (instrument ? instrument.attempt(spec.context, n, (meta) => spec.attempt(scope, n, meta, input)) : spec.attempt(scope, n, undefined, input)));
   }
 
   /** An attempt failed: the Retry-After gate and a closed circuit hear of it. Returns the error to go on with. */

@@ -5,6 +5,7 @@ import { outputMismatch } from "./outputCheck.js";
 import { LOG_LEVEL_META_KEY } from "../session/serverLogs.js";
 import { runsAsTask, taskAttempt, type TaskCall } from "../tasks/taskCall.js";
 import { isControlFlow } from "../../errors/controlFlow.js";
+import { begin } from "../../policy/chain.js";
 import { fromResult } from "../../errors/fromResult.js";
 import type { McpToolError } from "../../errors/McpToolError.js";
 import type { CustomCodeTable } from "../../errors/normalize.js";
@@ -75,19 +76,23 @@ export function callToolOnce(
   return attemptOnce(facts, params, call);
 }
 
-async function attemptOnce(facts: TrackedAttempt, params: CallParams, task: TaskCall | undefined): Promise<CallToolResult> {
+/**
+ * Chained, not awaited (see policy/chain.ts): an attempt in flight holds one reaction, not an
+ * async function's frame. The connection is awaited only when there is none to lease now.
+ */
+function attemptOnce(facts: TrackedAttempt, params: CallParams, task: TaskCall | undefined): Promise<CallToolResult> {
   const { connection } = facts.target;
   // Each request the call writes is registered under its id, so a broken stream can end it,
   // and the attempt itself, so the toolkit's close ends it.
   facts.enter();
-  let result: CallToolResult;
-  try {
-    const lease = connection.current() ?? (await connection.lease(facts.scope.signal));
-    result = await send(facts, lease, params, task);
-  } catch (thrown) {
-    return failedAttempt(facts, thrown);
-  }
-  return answered(facts, result);
+  const sending = begin(() => {
+    const lease = connection.current();
+    return lease ? send(facts, lease, params, task) : connection.lease(facts.scope.signal).then((leased) => send(facts, leased, params, task));
+  });
+  return sending.then(
+    (result) => answered(facts, result),
+    (thrown: unknown) => failedAttempt(facts, thrown),
+  );
 }
 
 function send(facts: TrackedAttempt, lease: Lease, params: CallParams, task: TaskCall | undefined): Promise<CallToolResult> {
@@ -108,10 +113,10 @@ function send(facts: TrackedAttempt, lease: Lease, params: CallParams, task: Tas
 }
 
 /** The server answered: the toolkit's `afterToolCall` sees it first. A result the tool answered with `isError` is its own failure. */
-async function answered(facts: TrackedAttempt, result: CallToolResult): Promise<CallToolResult> {
+function answered(facts: TrackedAttempt, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
   facts.end(false);
   const after = facts.call?.afterAnswer;
-  return judged(facts, after ? await after(result) : result);
+  return after ? after(result).then((seen) => judged(facts, seen)) : judged(facts, result);
 }
 
 function judged(facts: TrackedAttempt, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
@@ -204,12 +209,18 @@ export class TrackedAttempt implements AttemptFacts, SentRequest {
 }
 
 
-/** A failed attempt: settled by the call's recovery where that applies, otherwise its error is thrown. */
+/**
+ * A failed attempt: settled by the call's recovery where that applies, otherwise its error is
+ * thrown. Called inside the attempt's promise handlers, so a throw rejects the attempt's own
+ * promise: no rejected promise is made to be adopted (with async hooks on, as in every LangGraph
+ * run, each costs two more microtasks and Node's unhandled-rejection bookkeeping).
+ */
 function recoverOrReject(error: unknown, facts: TrackedAttempt): Promise<CallToolResult> {
   const { recovery } = facts;
   if (!recovery?.handles(error)) throw error;
   return recovery.retry(error, facts.scope);
 }
+
 
 /** A result the tool answered with `isError` is its own failure, classified from the result. */
 function domainError(result: CallToolResult, facts: AttemptFacts): McpToolError | undefined {
