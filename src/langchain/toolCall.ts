@@ -2,7 +2,7 @@
  * One call of a toolkit tool, and what the toolkit keeps per tool for it. A call's attempts
  * share one `ToolCall`: its arguments, the task it created, whether it has listed the tools
  * again. One object per call, handed to a pipeline spec that serves every call of the tool,
- * rather than a spec and closures made per call (see policy/chain.ts).
+ * rather than a spec made per call.
  */
 import { platform } from "../platform/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";

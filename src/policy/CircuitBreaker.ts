@@ -102,7 +102,7 @@ export class CircuitBreaker {
    */
   execute<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, context: CallContext, maxWaitMs = 0, boundMs = Number.POSITIVE_INFINITY): Promise<T> {
     if (!this.options.enabled) return begin(fn);
-    // The common case, decided without an await (see chain.ts): no fleet, no test under way, the circuit closed.
+    // The common case: no fleet, no test under way, the circuit closed.
     if (!this.shared && !this.test && !this.open) return signal?.aborted ? Promise.reject(cancelled(context, signal.reason, "not_sent")) : this.run(fn);
     const now = this.now();
     return this.executeGuarded(fn, signal, context, now + maxWaitMs, now + boundMs, boundMs);
@@ -161,18 +161,22 @@ export class CircuitBreaker {
    * May a call run now with no more of the breaker's help than `succeeded` and `failed` told its
    * end? Yes while the circuit is closed, no test is under way, no fleet shares it and the caller
    * has not aborted: what `execute` would do then is exactly that, so the pipeline can fold it
-   * into the attempt's own step (see chain.ts).
+   * into the attempt's own step.
    */
   admitsDirectly(signal: AbortSignal | undefined): boolean {
     return this.options.enabled && !this.shared && !this.test && !this.open && !signal?.aborted;
   }
 
-  private run<T>(fn: () => Promise<T>): Promise<T> {
+  private async run<T>(fn: () => Promise<T>): Promise<T> {
     const epoch = this.epoch;
-    return begin(fn).then(this.succeeded, (error: unknown) => {
+    let value: T;
+    try {
+      value = await fn();
+    } catch (error) {
       this.noteFailure(error, epoch);
       throw error;
-    }) as Promise<T>;
+    }
+    return this.succeeded(value);
   }
 
   /** The server that refused the connection listens again: the open period ends now. Made once. */

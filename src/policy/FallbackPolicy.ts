@@ -4,7 +4,6 @@ import { isControlFlow } from "../errors/controlFlow.js";
 import { isMcpToolError, isServerFailure, McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import { cancelled, withDeadline } from "./abort.js";
-import { begin } from "./chain.js";
 
 /** Where an answer came from when the primary failed: what the model and the artifact are told. */
 export interface FallbackNote {
@@ -71,22 +70,24 @@ export interface WithFallback<T> {
  * at once on the caller's abort (`cancelled`) and after its `timeoutMs` (`request_timeout`),
  * whether or not it heeds its signal.
  */
-export function runWithFallback<T>(
+export async function runWithFallback<T>(
   primary: () => Promise<T>,
   fallback: Fallback<T> | undefined,
   signal: AbortSignal | undefined,
 ): Promise<WithFallback<T>> {
-  // Chained, not awaited (see chain.ts); without a fallback, every failure passes through as it is.
-  const first = begin(primary);
-  return fallback ? first.then(valueOnly, (thrown: unknown) => fallBack(thrown, fallback, signal)) : first.then(valueOnly);
+  let value: T;
+  try {
+    value = await primary();
+  } catch (thrown) {
+    // Without a fallback, every failure passes through as it is.
+    if (!fallback) throw thrown;
+    return fallBack(thrown, fallback, signal);
+  }
+  return { value };
 }
 
 /** The longest a timer can run: a fallback server's own call is bounded by its own policy. */
 const UNBOUNDED_MS = 2 ** 31 - 1;
-
-function valueOnly<T>(value: T): WithFallback<T> {
-  return { value };
-}
 
 /** The primary failed: the fallback answers, when the failure and the caller allow it. */
 async function fallBack<T>(thrown: unknown, fallback: Fallback<T>, signal: AbortSignal | undefined): Promise<WithFallback<T>> {

@@ -1,6 +1,5 @@
 import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
-import { raceAbort } from "./abort.js";
-import { RequestSignal } from "./RequestSignal.js";
+import { follow, raceAbort } from "./abort.js";
 
 export interface AttemptTimeoutOptions {
   /** Per-attempt timeout, in milliseconds. */
@@ -19,59 +18,43 @@ export type Expiry = { timeout: number } | { maxTotalTimeout: number };
  * every attempt on every transport, whether the connection is live or still (re)connecting.
  * The attempt ends early in one place, `abort`: when our timer fires, the caller aborts, the
  * toolkit closes or the answer stream breaks. Everything the attempt waits on (a reconnect,
- * the request, an input handler, a task's polls) waits under its signal. Aborting makes the
+ * the request, an input handler, a task's polls) waits under its `signal`. Aborting makes the
  * SDK send `notifications/cancelled`, so the server stops its work too. The SDK's own timer
  * is only a backstop far behind ours.
- *
- * The attempt is seen through two signals of one state: `signal`, a real AbortSignal made on
- * first use, for whatever may hand it on (an input handler, a hook, a reconnect, a task); and
- * `requestSignal`, for the SDK's request alone, which is the scope itself (a RequestSignal:
- * its `aborted` and `reason` are the attempt's). On Node 20 every AbortSignal is an object
- * with a hidden class of its own (its fields are added after a prototype change), which costs
- * about 10 µs and 0.8 KB per attempt; the request's signal costs neither.
  */
-export class AttemptScope extends RequestSignal {
+export class AttemptScope {
+  private readonly controller = new AbortController();
   private timer: NodeJS.Timeout | undefined;
   private totalTimer: NodeJS.Timeout | undefined;
   /** Set when one of our timers fired: which, and its length. */
   private expiry: Expiry | undefined;
-  private controller: AbortController | undefined;
+  /** Ends our listener on the caller's signal. */
+  private readonly unfollow: () => void;
 
   constructor(
     readonly options: AttemptTimeoutOptions,
     readonly callerSignal?: AbortSignal,
   ) {
-    super(false, undefined);
-    if (callerSignal?.aborted) {
-      this.abort(callerSignal.reason);
-      return;
-    }
-    // The scope is its own listener (`handleEvent`): no closure per attempt.
-    callerSignal?.addEventListener("abort", this);
+    this.unfollow = follow(this.controller, callerSignal);
+    if (this.aborted) return;
     this.arm();
     const max = options.maxTotalTimeoutMs;
     if (max !== undefined) this.totalTimer = setTimeout(() => this.expire({ maxTotalTimeout: max }), max);
   }
 
-  /** The attempt's AbortSignal, for whatever may hand it on; aborts when the attempt ends early. */
+  /** The attempt's signal: aborts, with the first reason, when the attempt ends early. */
   get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.aborted) this.controller.abort(this.reason);
-    }
     return this.controller.signal;
   }
 
-  /**
-   * The signal of the SDK's tools/call request, and nothing else: both SDK lines read only its
-   * `aborted`, `reason`, `throwIfAborted` and abort listeners (pinned in test/mcp/requestSignal.test.ts).
-   * Where the attempt's AbortSignal exists already, it is that one; otherwise the scope itself.
-   * Its `aborted` (inherited): has the attempt ended early (our timer, the caller, the
-   * toolkit's close, a broken stream)? Its `reason`: why, if it did.
-   */
-  get requestSignal(): AbortSignal {
-    if (this.controller) return this.controller.signal;
-    return this as unknown as AbortSignal;
+  /** Has the attempt ended early (our timer, the caller, the toolkit's close, a broken stream)? */
+  get aborted(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** Why the attempt ended early, if it did. */
+  get reason(): unknown {
+    return this.controller.signal.reason;
   }
 
   /** Did one of our timers fire? */
@@ -84,23 +67,9 @@ export class AttemptScope extends RequestSignal {
     return this.expiry;
   }
 
-  /** Ends the attempt with `reason` (the first reason stands): both signals abort. */
+  /** Ends the attempt with `reason` (the first reason stands). */
   abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.controller?.abort(reason);
-    this.notify();
-  }
-
-  /** The scope is fired only through `abort`, which aborts its AbortSignal too. */
-  override fire(reason: unknown): void {
-    this.abort(reason);
-  }
-
-  /** The caller's signal aborted. */
-  handleEvent(): void {
-    this.abort(this.callerSignal?.reason);
+    this.controller.abort(reason);
   }
 
   /** A wait inside the attempt (a reconnect, an input handler): it ends when the attempt does. */
@@ -115,12 +84,11 @@ export class AttemptScope extends RequestSignal {
 
   private arm(): void {
     clearTimeout(this.timer);
-    // The scope is the timer's argument, not captured by a closure: one object less per attempt in flight.
-    this.timer = setTimeout(timedOut, this.options.timeoutMs, this);
+    this.timer = setTimeout(() => this.expire({ timeout: this.options.timeoutMs }), this.options.timeoutMs);
   }
 
-  /** @internal Our timer fired (or the total cap, with `data`). */
-  expire(data: Expiry): void {
+  /** Our timer fired (or the total cap): the attempt ends with the SDK's timeout error. */
+  private expire(data: Expiry): void {
     if (this.aborted) return;
     this.expiry = data;
     // The SDK's own timeout error shape, so the error reads the same whichever timer fired.
@@ -133,10 +101,6 @@ export class AttemptScope extends RequestSignal {
   dispose(): void {
     clearTimeout(this.timer);
     clearTimeout(this.totalTimer);
-    this.callerSignal?.removeEventListener("abort", this);
+    this.unfollow();
   }
-}
-
-function timedOut(scope: AttemptScope): void {
-  scope.expire({ timeout: scope.options.timeoutMs });
 }

@@ -117,20 +117,26 @@ class PipelineCall<T, I> {
     );
   }
 
-  private firstFailed(first: unknown): Promise<WithFallback<T>> {
+  private async firstFailed(first: unknown): Promise<WithFallback<T>> {
     if (this.resendable(first)) {
-      return this.resend(1, first).then(
-        (value) => this.succeeded({ value }),
-        (error: unknown) => this.firstFailed(error),
-      );
+      let value: T;
+      try {
+        value = await this.resend(1, first);
+      } catch (error) {
+        return this.firstFailed(error);
+      }
+      return this.succeeded({ value });
     }
     const recovering = this.recover(first);
-    // Most failures end here, thrown at once: nothing to repeat and no fallback.
+    // Most failures end here: nothing to repeat and no fallback.
     if (!recovering) return this.failed(first);
-    return recovering.then(
-      (out) => this.succeeded(out),
-      (error: unknown) => this.failed(error),
-    );
+    let out: WithFallback<T>;
+    try {
+      out = await recovering;
+    } catch (error) {
+      return this.failed(error);
+    }
+    return this.succeeded(out);
   }
 
   /**
@@ -151,11 +157,13 @@ class PipelineCall<T, I> {
   }
 
   /** A retry's attempt, re-sent once on a new session if the server forgot the old one. */
-  private retryAttempt(n: number): Promise<T> {
-    return this.attempt(n).catch((error: unknown) => {
+  private async retryAttempt(n: number): Promise<T> {
+    try {
+      return await this.attempt(n);
+    } catch (error) {
       if (this.resendable(error)) return this.resend(n, error);
       throw error;
-    });
+    }
   }
 
   private attempt(n: number): Promise<T> {

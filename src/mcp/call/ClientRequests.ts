@@ -38,6 +38,8 @@ export class ClientRequests implements TransportProbe {
   lastActivity = 0;
   /** Set by the transport that takes per-request headers. @default "none" */
   headerRoute: HeaderRoute = "none";
+  /** Set by our own transports: each request's mark hears its id (requestScope.ts). */
+  reportsIds = false;
   readonly responses = new Map<number | string, HttpResponseFacts>();
   /**
    * Headers by request id, for the one request being written: the legacy SSE transport's POST,

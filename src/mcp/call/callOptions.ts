@@ -1,21 +1,21 @@
 /** The SDK's options for one attempt's tools/call, and who hears its progress. */
-import { transportOf, type AnyClient, type CallOptions } from "../session/clients.js";
+import type { CallOptions } from "../session/clients.js";
 import type { AttemptScope } from "../../policy/TimeoutPolicy.js";
 import type { Progress, ToolTarget, TrackedAttempt } from "./callTool.js";
-import { requestMark, tagsRequests } from "./requestScope.js";
+import { requestMark } from "./requestScope.js";
 
 /**
  * The SDK's options for the attempt's tools/call: the request's signal, the SDK's backstop,
  * the mark that names the attempt's requests, and progress where someone hears it. Built in
  * one object, without spreads: it is made for every call.
  */
-export function callOptions(facts: TrackedAttempt, client: AnyClient): CallOptions {
+export function callOptions(facts: TrackedAttempt): CallOptions {
   const { target, scope } = facts;
-  const options: CallOptions = { signal: scope.requestSignal, timeout: target.sdkTimeoutMs };
+  const options: CallOptions = { signal: scope.signal, timeout: target.sdkTimeoutMs };
   if (facts.headers) options.headers = facts.headers;
   // Only our own transports report request ids (a user's client keeps its transport as it is).
-  const ours = tagsRequests(transportOf(client));
-  if (ours) options.onresumptiontoken = requestMark(facts);
+  const ours = facts.lease?.requests.reportsIds === true;
+  if (ours) options.onresumptiontoken = requestMark((id) => facts.sent(id));
   const { toolDefinition } = target.connection.catalog.callOptionsFor(target.mcpName);
   if (toolDefinition) options.toolDefinition = toolDefinition;
   const progress = progressOptions(target, scope, facts.progress);

@@ -3,7 +3,6 @@ import { callToolWith, isV2Client, type AnyClient, type CallOptions, type CallPa
 import { withInputRounds } from "./input.js";
 import { outputMismatch } from "./outputCheck.js";
 import { LOG_LEVEL_META_KEY } from "../session/serverLogs.js";
-import type { RequestIds } from "./requestScope.js";
 import { runsAsTask, taskAttempt, type TaskCall } from "../tasks/taskCall.js";
 import { isControlFlow } from "../../errors/controlFlow.js";
 import { begin } from "../../policy/chain.js";
@@ -107,7 +106,7 @@ function send(facts: TrackedAttempt, lease: Lease, params: CallParams, task: Tas
   if (facts.headers && lease.requests.headerRoute === "none") throw headersNotCarried(connection.name, !connection.breaksArePerRequest);
   // A task's polls are not tied to the call's controller: each poll's stream ends as it
   // answers while the call goes on, and a lost connection must not cancel the task.
-  if (!runsAsTask(task, client, connection, target.mcpName)) return sendCall(connection, client, params, context, scope, callOptions(facts, client));
+  if (!runsAsTask(task, client, connection, target.mcpName)) return sendCall(connection, client, params, context, scope, callOptions(facts));
   facts.viaTask = true;
   const taskContext = { ...context, attempts: facts.attempt, ...(target.customCodes ? { customCodes: target.customCodes } : {}) };
   return taskAttempt(client, params, task, scope, taskContext, target.sdkTimeoutMs, { connection, requests: lease.requests, headers: facts.headers, ...progressOptions(target, scope, facts.progress) });
@@ -131,15 +130,17 @@ function judged(facts: TrackedAttempt, result: CallToolResult): CallToolResult |
 /**
  * The attempt failed: classified now, while the tracker still holds what the transport saw of
  * its request; a connection the failure broke is dropped before the attempt leaves the tracker.
+ * It is then settled by the call's recovery, or rejects.
  */
-function failedAttempt(facts: TrackedAttempt, thrown: unknown): Promise<CallToolResult> {
-  const error = failed(facts, thrown);
-  if (error instanceof Promise) return error.catch((dropped: unknown) => leave(facts, dropped));
-  return leave(facts, error);
-}
-
-/** The failed attempt leaves the tracker, and is settled by the call's recovery or rejects. */
-function leave(facts: TrackedAttempt, error: unknown): Promise<CallToolResult> {
+async function failedAttempt(facts: TrackedAttempt, thrown: unknown): Promise<CallToolResult> {
+  let error: unknown = thrown;
+  if (!isControlFlow(thrown)) {
+    try {
+      error = await settled(facts, thrown);
+    } catch (dropped) {
+      error = dropped;
+    }
+  }
   facts.end(true);
   return recoverOrReject(error, facts);
 }
@@ -150,7 +151,7 @@ function leave(facts: TrackedAttempt, error: unknown): Promise<CallToolResult> {
  * once through its scope; and the attempt itself, so the toolkit's close ends it on any
  * transport. One object per attempt, with no closures of its own.
  */
-export class TrackedAttempt implements AttemptFacts, RequestIds, SentRequest {
+export class TrackedAttempt implements AttemptFacts, SentRequest {
   lease?: Lease;
   id?: number;
   readonly logMark: number;
@@ -226,20 +227,6 @@ function domainError(result: CallToolResult, facts: AttemptFacts): McpToolError 
   if ((result as { isError?: unknown }).isError !== true) return undefined;
   const error = fromResult(result, { ...facts.context, attempts: facts.attempt });
   return error && withServerLogs(error, facts.target.connection, facts.logMark);
-}
-
-/**
- * The attempt's failure, classified; where the failure broke the connection, a promise that
- * rejects with it once the connection is dropped. Most failures leave the connection as it is:
- * those are returned at once, not as a rejected promise.
- */
-function failed(facts: AttemptFacts, thrown: unknown): unknown {
-  if (isControlFlow(thrown)) return thrown;
-  try {
-    return settled(facts, thrown);
-  } catch (error) {
-    return error;
-  }
 }
 
 /**

@@ -1,50 +1,32 @@
 import type { Transport } from "@modelcontextprotocol/client";
+import type { TransportProbe } from "../transport/transports.js";
 
 /**
  * Which JSON-RPC ids a tool call's requests went out under. The v2 client awaits before it
  * numbers a request, so reading its counter before `callTool` names the wrong request when
  * calls run concurrently; the id is read where the request is written instead.
  *
- * The call is recognised there by its request options: both SDK lines hand a request's
- * `onresumptiontoken` to `transport.send` as the caller gave it, so a function made for one
- * call names that call (pinned by the tests of concurrent calls over HTTP). It does nothing when
- * called: the transport keeps the last event id itself to resume a stream. An AsyncLocalStorage did this job
- * before, but on Node 20 running one turns on promise hooks for the whole process, which cost
- * about 5% of an HTTP tool call's CPU, for every caller in the process. A call answered after
- * `input_required` rounds sends each round with the same options, so it has several ids.
+ * Both SDK lines hand a request's `onresumptiontoken` option to `transport.send` as the caller
+ * gave it. A call over one of our transports gives its own ({@link requestMark}); the transport
+ * calls it with the id of each request written with it (a number). The SDK's streamable
+ * transport calls it with the ids of SSE events (strings), which it ignores: the transport keeps
+ * the last event id itself to resume a stream. A call answered after `input_required` rounds
+ * sends each round with the same options, so it hears several ids. (An AsyncLocalStorage did
+ * this job once, but on Node 20 running one turns on promise hooks for the whole process.)
  */
-export interface RequestIds {
-  /** Called with each request id the call writes. */
-  sent(id: number): void;
+export function requestMark(sent: (id: number) => void): (token: string) => void {
+  return (token: string | number) => {
+    if (typeof token === "number") sent(token);
+  };
 }
 
-const owners = new WeakMap<object, RequestIds>();
-/** The transports that report ids: a request over any other needs no mark. */
-const tagged = new WeakSet<object>();
-
-/** Does `transport` report the ids of the requests written through it? */
-export function tagsRequests(transport: object | undefined): boolean {
-  return transport !== undefined && tagged.has(transport);
-}
-
-/**
- * The `onresumptiontoken` request option that makes every request written with it through a
- * {@link tagRequests} transport be reported to `ids`.
- */
-export function requestMark(ids: RequestIds): (token: string) => void {
-  const onresumptiontoken = (): void => {};
-  owners.set(onresumptiontoken, ids);
-  return onresumptiontoken;
-}
-
-/** Reports the id of every request written through `transport` to the call whose mark it carries. */
-export function tagRequests<T extends Transport>(transport: T): T {
-  tagged.add(transport);
+/** Tells each request's mark the id the request is written under; the client's `probe` learns that its requests are told. */
+export function tagRequests<T extends Transport>(transport: T, probe: TransportProbe): T {
+  probe.reportsIds = true;
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    const mark = options?.onresumptiontoken;
-    const ids = mark ? owners.get(mark) : undefined;
-    if (ids && "method" in message && "id" in message && typeof message.id === "number") ids.sent(message.id);
+    const mark = options?.onresumptiontoken as ((id: number) => void) | undefined;
+    if (mark && "method" in message && "id" in message && typeof message.id === "number") mark(message.id);
     return send(message, options);
   };
   return transport;

@@ -62,7 +62,7 @@ class WatchedStdioTransport extends StdioClientTransport {
 }
 
 export function stdioTransport(config: StdioServerConfig, probe: TransportProbe, stderr: StderrTail): Transport {
-  return tagRequests(new WatchedStdioTransport(config, probe, stderr));
+  return tagRequests(new WatchedStdioTransport(config, probe, stderr), probe);
 }
 
 /** How long close() waits for a process it SIGKILLed to exit (the kernel may hold one in I/O). */

@@ -18,6 +18,8 @@ export interface TransportProbe extends ActivityClock {
   readonly requestHeaders?: Map<number | string, Record<string, string>>;
   /** How a request's own headers reach the server (ClientRequests.ts); set by a transport that carries them. */
   headerRoute?: "options" | "none";
+  /** Set by our own transports, which tell each request's `onresumptiontoken` its id (call/requestScope.ts). */
+  reportsIds?: boolean;
   /**
    * What the HTTP layer saw of responses that were not a plain MCP answer (a failed status, a page,
    * a stray JSON), by JSON-RPC request id; read once by the call that sent the request. The
@@ -111,7 +113,7 @@ export function streamableTransport(config: HttpServerConfig, probe: TransportPr
     { ...httpOptions(config, probe), reconnectionOptions: RESUME },
     probe,
   );
-  return tagRequests(transport);
+  return tagRequests(transport, probe);
 }
 
 /**
@@ -159,5 +161,5 @@ export function sseTransport(config: HttpServerConfig | SseServerConfig, probe: 
     httpOptions(config, probe),
     probe,
   );
-  return tagRequests(transport);
+  return tagRequests(transport, probe);
 }

@@ -1,7 +1,6 @@
 import { Client as V2Client, InMemoryTransport as V2InMemoryTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it, vi } from "vitest";
 import { callToolWith, type AnyClient } from "../../src/mcp/session/clients.js";
-import { RequestSignal } from "../../src/policy/RequestSignal.js";
 import { AttemptScope } from "../../src/policy/TimeoutPolicy.js";
 import { buildFixtureServer, newState } from "../servers/fixture.js";
 import { connectInMemory } from "../servers/memory.js";
@@ -47,15 +46,13 @@ const LINES: Line[] = [
 const slow = { name: "slow", arguments: { ms: 20_000 } };
 const options = { timeoutMs: 150, resetTimeoutOnProgress: false };
 
-// The attempt hands the SDK's tools/call a signal that is not an AbortSignal (see RequestSignal.ts).
-// These pin what each SDK line must do with it; they fail if an SDK starts to need more of one.
+// The attempt hands the SDK's tools/call its own AbortSignal: each SDK line ends the request with it.
 describe.each(LINES)("the request signal of an attempt, on the $name client", (line) => {
   it("ends the request when the attempt's timer fires: the call rejects and the server's handler is cancelled", async () => {
     const { client, state } = await line.connect();
     const scope = new AttemptScope(options);
     cleanups.push(async () => scope.dispose());
-    expect(scope.requestSignal).toBeInstanceOf(RequestSignal);
-    await expect(callToolWith(client, slow, { signal: scope.requestSignal, timeout: 60_000 })).rejects.toThrow(/timed out/i);
+    await expect(callToolWith(client, slow, { signal: scope.signal, timeout: 60_000 })).rejects.toThrow(/timed out/i);
     expect(scope.timedOut).toBe(true);
     await vi.waitFor(() => expect(state.aborted).toBe(1));
   });
@@ -65,7 +62,7 @@ describe.each(LINES)("the request signal of an attempt, on the $name client", (l
     const caller = new AbortController();
     const scope = new AttemptScope({ ...options, timeoutMs: 60_000 }, caller.signal);
     cleanups.push(async () => scope.dispose());
-    const call = callToolWith(client, slow, { signal: scope.requestSignal, timeout: 60_000 });
+    const call = callToolWith(client, slow, { signal: scope.signal, timeout: 60_000 });
     await vi.waitFor(() => expect(state.calls).toContain("slow"));
     caller.abort(new Error("the user left"));
     await expect(call).rejects.toThrow(/the user left/);
@@ -78,65 +75,36 @@ describe.each(LINES)("the request signal of an attempt, on the $name client", (l
     const scope = new AttemptScope(options);
     scope.abort(new Error("ended before sending"));
     scope.dispose();
-    await expect(callToolWith(client, slow, { signal: scope.requestSignal, timeout: 60_000 })).rejects.toThrow(/ended before sending/);
+    await expect(callToolWith(client, slow, { signal: scope.signal, timeout: 60_000 })).rejects.toThrow(/ended before sending/);
     expect(state.calls).not.toContain("slow");
   });
 });
 
-describe("an attempt's two signals", () => {
-  it("abort together with the first reason, whichever was made first, and a real AbortSignal made after the end is aborted already", () => {
+describe("an attempt's signal", () => {
+  it("aborts with the first reason", () => {
     const scope = new AttemptScope({ timeoutMs: 60_000, resetTimeoutOnProgress: false });
-    const request = scope.requestSignal;
+    const signal = scope.signal;
     scope.abort("first");
     scope.abort("second");
     scope.dispose();
-    expect([request.aborted, request.reason]).toEqual([true, "first"]);
-    expect(scope.signal).toBeInstanceOf(AbortSignal);
-    expect([scope.signal.aborted, scope.signal.reason]).toEqual([true, "first"]);
+    expect(signal).toBeInstanceOf(AbortSignal);
+    expect([signal.aborted, signal.reason, scope.aborted, scope.reason]).toEqual([true, "first", true, "first"]);
   });
 
-  it("share the real AbortSignal once it exists, so a request after a hook's wait gets that one", () => {
-    const scope = new AttemptScope({ timeoutMs: 60_000, resetTimeoutOnProgress: false });
-    const real = scope.signal;
-    expect(scope.requestSignal).toBe(real);
+  it("is aborted from the start when the caller's signal already is, and no timer runs", () => {
+    const caller = new AbortController();
+    caller.abort("gone");
+    const scope = new AttemptScope({ timeoutMs: 1, resetTimeoutOnProgress: false }, caller.signal);
+    expect([scope.aborted, scope.reason]).toEqual([true, "gone"]);
     scope.dispose();
+    expect(scope.timedOut).toBe(false);
   });
 
-  it("stop listening to the caller's signal once the attempt is over", () => {
+  it("stops listening to the caller's signal once the attempt is over", () => {
     const caller = new AbortController();
     const scope = new AttemptScope({ timeoutMs: 60_000, resetTimeoutOnProgress: false }, caller.signal);
     scope.dispose();
     caller.abort("late");
     expect(scope.aborted).toBe(false);
-  });
-});
-
-describe("RequestSignal", () => {
-  it("calls each abort listener once, functions and listener objects alike, with an abort event", () => {
-    const signal = new RequestSignal(false, undefined);
-    const heard: string[] = [];
-    const fn = (event: { type: string }) => heard.push(`fn ${event.type}`);
-    const object = { handleEvent: () => heard.push("object") };
-    signal.addEventListener("abort", fn);
-    signal.addEventListener("abort", fn);
-    signal.addEventListener("abort", object);
-    signal.addEventListener("other", () => heard.push("other"));
-    signal.onabort = () => heard.push("onabort");
-    signal.fire("why");
-    signal.fire("again");
-    expect(heard).toEqual(["onabort", "fn abort", "object"]);
-    expect([signal.aborted, signal.reason]).toEqual([true, "why"]);
-    expect(() => signal.throwIfAborted()).toThrow("why");
-  });
-
-  it("forgets a removed listener, and never calls one added after the abort", () => {
-    const signal = new RequestSignal(false, undefined);
-    const heard: string[] = [];
-    const removed = () => heard.push("removed");
-    signal.addEventListener("abort", removed);
-    signal.removeEventListener("abort", removed);
-    signal.fire("why");
-    signal.addEventListener("abort", () => heard.push("late"));
-    expect(heard).toEqual([]);
   });
 });
