@@ -16,6 +16,8 @@ export interface Measured {
   cpuUs: number;
   /** Per round, in round order: the tool's median and batch mean, and the CPU per call. */
   rounds: { medians: number[]; means: number[]; cpu: number[] };
+  /** Per round, the whole call's (for a graph step: the step's) median and batch mean. */
+  stepRounds: { medians: number[]; means: number[] };
 }
 
 export async function measure(subjects: readonly Subject[], options: InterleaveOptions): Promise<Map<string, Measured>> {
@@ -30,6 +32,7 @@ export async function measure(subjects: readonly Subject[], options: InterleaveO
       tool: s.window ? summarize(got.windows, got.windowMeans) : call,
       cpuUs: median(got.cpuMeans),
       rounds: { ...rounds, cpu: got.cpuMeans },
+      stepRounds: { medians: got.batchMedians, means: got.batchMeans },
     });
   }
   return out;
@@ -55,6 +58,9 @@ export interface Versus {
   mean: number;
   medianOfAll: number;
   stepMedian: number;
+  /** The whole step (the whole call when bare), paired like `median` and `mean`. */
+  step: number;
+  stepMean: number;
   cpu: number;
 }
 
@@ -64,12 +70,14 @@ export function versus(a: Measured, b: Measured): Versus {
     mean: pairedRatio(a.rounds.means, b.rounds.means),
     medianOfAll: a.tool.medianUs / b.tool.medianUs,
     stepMedian: a.call.medianUs / b.call.medianUs,
+    step: pairedRatio(a.stepRounds.medians, b.stepRounds.medians),
+    stepMean: pairedRatio(a.stepRounds.means, b.stepRounds.means),
     cpu: pairedRatio(a.rounds.cpu, b.rounds.cpu),
   };
 }
 
-export const VERSUS_HEADERS = ["median (paired)", "batch mean (paired)", "median of all calls", "whole step (median)", "CPU per call or step (paired)"];
+export const VERSUS_HEADERS = ["median (paired)", "batch mean (paired)", "median of all calls", "whole step: median (paired)", "whole step: batch mean (paired)", "CPU per call or step (paired)"];
 
 export function versusCells(v: Versus, withStep: boolean): string[] {
-  return [fmt(v.median, 2), fmt(v.mean, 2), fmt(v.medianOfAll, 2), withStep ? fmt(v.stepMedian, 2) : "", fmt(v.cpu, 2)];
+  return [fmt(v.median, 2), fmt(v.mean, 2), fmt(v.medianOfAll, 2), withStep ? fmt(v.step, 2) : "", withStep ? fmt(v.stepMean, 2) : "", fmt(v.cpu, 2)];
 }

@@ -33,7 +33,7 @@ export class FloorTool extends StructuredTool {
 }
 
 /** One tool call on a client of either SDK line. */
-type CallTool = (params: { name: string; arguments: Record<string, unknown> }, options: { signal: AbortSignal } | undefined) => Promise<CallToolResult>;
+export type CallTool = (params: { name: string; arguments: Record<string, unknown> }, options: { signal: AbortSignal } | undefined) => Promise<CallToolResult>;
 
 /** The floor's tools for every tool a v1 client lists. */
 export async function floorTools(client: Client): Promise<FloorTool[]> {

@@ -1,4 +1,5 @@
 /** How long each section runs: `--quick` keeps the whole bench near a minute, a full run near five. */
+import type { Transport } from "./servers.js";
 import type { Mode } from "./subjects.js";
 
 /** Rounds × calls per subject per round. */
@@ -11,10 +12,12 @@ export interface BenchPlan {
   quick: boolean;
   /** Rounds run first and dropped (JIT warm-up) in the interleaved sections. */
   warmupRounds: number;
-  success: { memory: Record<Mode, Runs>; stdio: Record<Mode, Runs> };
-  /** Whole createAgent runs (model, tool, model). */
-  agent: Runs;
-  errors: Record<Mode, Runs>;
+  /** Per transport, inside LangGraph and bare (the goals: stdio and HTTP inside LangGraph). */
+  success: Record<Transport, Record<Mode, Runs>>;
+  /** Whole createAgent runs (model, tool, model): in memory (information) and over stdio (the goal). */
+  agent: { memory: Runs; stdio: Runs };
+  /** In memory inside LangGraph and bare (information); over stdio and HTTP inside LangGraph (the goals). */
+  errors: { memory: Record<Mode, Runs>; stdio: Runs; http: Runs };
   /** normalize/toModelText/getTool: rounds of tinybench, each task `timeMs` per round. */
   micro: { rounds: number; timeMs: number };
   /** Builds of 1,000 tools with 200 glob policies. */
@@ -50,18 +53,21 @@ export function planFor(argv: readonly string[]): BenchPlan {
   return {
     quick,
     warmupRounds: pick(1, 1),
+    // Rounds are what makes a paired verdict repeat from run to run (the median over rounds);
+    // the goals' rows (stdio and HTTP inside LangGraph, createAgent over stdio) get the most.
     success: {
-      memory: { graph: pick(runs(4, 20), runs(16, 30)), bare: pick(runs(3, 100), runs(12, 150)) },
-      stdio: { graph: pick(runs(2, 20), runs(4, 40)), bare: pick(runs(2, 60), runs(6, 100)) },
+      memory: { graph: pick(runs(3, 20), runs(10, 30)), bare: pick(runs(2, 100), runs(6, 150)) },
+      stdio: { graph: pick(runs(4, 20), runs(40, 30)), bare: pick(runs(2, 60), runs(6, 100)) },
+      http: { graph: pick(runs(4, 20), runs(40, 30)), bare: pick(runs(2, 40), runs(6, 60)) },
     },
-    agent: pick(runs(3, 10), runs(12, 15)),
-    errors: { graph: pick(runs(4, 12), runs(12, 20)), bare: pick(runs(2, 60), runs(8, 100)) },
+    agent: { memory: pick(runs(2, 10), runs(6, 15)), stdio: pick(runs(4, 10), runs(32, 15)) },
+    errors: { memory: { graph: pick(runs(3, 12), runs(8, 20)), bare: pick(runs(2, 60), runs(6, 100)) }, stdio: pick(runs(4, 12), runs(28, 20)), http: pick(runs(4, 12), runs(28, 20)) },
     micro: pick({ rounds: 2, timeMs: 60 }, { rounds: 6, timeMs: 200 }),
     build: { trials: pick(3, 8) },
     dead: pick(runs(3, 30), runs(6, 60)),
     recovery: pick({ rounds: 1, deadlineMs: 2000 }, { rounds: 2, deadlineMs: 8000 }),
     restart: pick({ trials: 5, deadlineMs: 3000 }, { trials: 25, deadlineMs: 5000 }),
-    throughput: pick({ rounds: 2, seconds: 0.3 }, { rounds: 10, seconds: 0.4 }),
+    throughput: pick({ rounds: 2, seconds: 0.3 }, { rounds: 16, seconds: 0.4 }),
     heap: pick({ rounds: 2, inFlight: 300 }, { rounds: 4, inFlight: 600 }),
     connect: { trials: pick(5, 16) },
     catalog: { rounds: pick(6, 20) },

@@ -101,7 +101,7 @@ export function renderMarkdown(sections: SectionResult[], run: RunInfo): string 
     "",
     "## Goals",
     "",
-    `Issue 24's "Done when", computed from this run (each time ratio paired round by round): ${goals.filter((g) => g.pass).length} of ${goals.length} met.`,
+    `Issue 33's goals (with issue 34's throttle and issue 36's bundle goals), computed from this run (each time ratio paired round by round): ${goals.filter((g) => g.pass).length} of ${goals.length} met.`,
     "",
     table({ headers: ["goal", "figure", "result"], rows: goals.map((g) => [g.goal, g.figure, g.pass ? "PASS" : "MISS"]) }),
     "",

@@ -15,7 +15,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { childPids } from "../test/chaos/support.js";
 import { connectInMemory } from "../test/servers/memory.js";
-import { buildBenchServer } from "./server/tools.js";
+import { buildBenchServer, buildProtocolErrorServer } from "./server/tools.js";
 
 export { childPids };
 
@@ -36,8 +36,8 @@ export const roleEnv = (role: string): Record<string, string> => ({ BENCH_ROLE: 
 const entry = fileURLToPath(new URL("./server/entry.ts", import.meta.url));
 
 /** The bench server as a stdio child (through tsx: start-up is slower, calls are not). */
-export function benchStdioCommand(): { command: string; args: string[] } {
-  return { command: process.execPath, args: ["--import", "tsx", entry, "--stdio"] };
+export function benchStdioCommand(extra: string[] = []): { command: string; args: string[] } {
+  return { command: process.execPath, args: ["--import", "tsx", entry, "--stdio", ...extra] };
 }
 
 /** The bench's plain-JavaScript stdio echo server (bench/echo-server.mjs), which starts fast. */
@@ -45,8 +45,9 @@ export function echoStdioCommand(): { command: string; args: string[] } {
   return { command: process.execPath, args: [fileURLToPath(new URL("./echo-server.mjs", import.meta.url))] };
 }
 
-export async function connectStdio(role: string): Promise<Connected> {
-  const transport = new StdioClientTransport({ ...benchStdioCommand(), env: roleEnv(role), stderr: "ignore" });
+/** `extra`: more arguments for server/entry.ts (`--protocol-errors`). */
+export async function connectStdio(role: string, extra: string[] = []): Promise<Connected> {
+  const transport = new StdioClientTransport({ ...benchStdioCommand(extra), env: roleEnv(role), stderr: "ignore" });
   const client = newClient();
   await client.connect(transport);
   return { client, close: () => client.close() };
@@ -65,6 +66,27 @@ export async function connectHttpV2(url: URL): Promise<{ client: V2Client; close
   return { client, close: () => client.close() };
 }
 
+export type Transport = "memory" | "stdio" | "http";
+
+/**
+ * A v1 SDK client (the line the adapters ship with) to the bench server, or with
+ * `protocolErrors` to the JSON-RPC error server: in this process (memory), or in a child
+ * process over stdio or streamable HTTP. `close` closes the client and the child.
+ */
+export async function connectOver(transport: Transport, role: string, protocolErrors = false): Promise<Connected> {
+  const extra = protocolErrors ? ["--protocol-errors"] : [];
+  if (transport === "memory") return connectMemory(protocolErrors ? buildProtocolErrorServer() : buildBenchServer());
+  if (transport === "stdio") return connectStdio(role, extra);
+  const child = await startHttpChild(role, extra);
+  try {
+    const http = await connectHttp(child.url);
+    return { client: http.client, close: () => http.close().finally(child.close) };
+  } catch (error) {
+    await child.close();
+    throw error;
+  }
+}
+
 /** The bench server over HTTP in a child process. */
 export interface HttpChild {
   url: URL;
@@ -74,8 +96,8 @@ export interface HttpChild {
   close: () => Promise<void>;
 }
 
-export async function startHttpChild(role = "bench-http"): Promise<HttpChild> {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, "--http"], { env: { ...process.env, ...roleEnv(role) }, stdio: ["pipe", "pipe", "inherit"] });
+export async function startHttpChild(role = "bench-http", extra: string[] = []): Promise<HttpChild> {
+  const child = spawn(process.execPath, ["--import", "tsx", entry, "--http", ...extra], { env: { ...process.env, ...roleEnv(role) }, stdio: ["pipe", "pipe", "inherit"] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const lines = createInterface({ input: child.stdout! });
   const waiters: ((line: string) => void)[] = [];

@@ -1,14 +1,16 @@
 /**
  * 1. Success path: raw, floor, adapters and ours, inside a LangGraph run (a ToolNode step)
- * and bare, for `echo` and a dozen-field tool, in memory and over stdio.
+ * and bare, for `echo` and a dozen-field tool, in memory, over stdio and over streamable HTTP
+ * (the server in a child process for both). Issue 33's goals: inside LangGraph over stdio and
+ * HTTP, ours/floor for the whole step and for the tool's window; in memory is information.
  */
 import type { BenchContext } from "../context.js";
 import { measure, STEP_HEADERS, TIME_HEADERS, timeCells, VERSUS_HEADERS, versus, versusCells, type Measured } from "../compare.js";
 import { GOALS, ratioGoal } from "../goals.js";
 import { fmt, type Goal, type Ratio, type SectionResult } from "../model.js";
 import { FORM_ARGS, formReply } from "../server/form.js";
-import { connectMemory, connectStdio } from "../servers.js";
-import { expectText, LAYERS, layersOver, subjectOf, type Layer, type Mode } from "../subjects.js";
+import { connectOver, type Transport } from "../servers.js";
+import { expectText, LAYERS, layersOver, subjectOf, type Layer, type Layers, type Mode } from "../subjects.js";
 
 /** The two tools every comparison runs: one string field, and a realistic dozen fields. */
 export const SCHEMAS = [
@@ -19,24 +21,18 @@ export const SCHEMAS = [
 const MODES: Mode[] = ["graph", "bare"];
 const AGAINST = ["adapters", "floor", "raw"] as const;
 
-/** Issue 24's goal for a ratio: inside LangGraph, in memory, ours/floor only (ours/adapters keeps its figures, without a goal). */
-function goalFor(transport: string, mode: Mode, schema: string, other: (typeof AGAINST)[number]): number | undefined {
-  if (transport !== "memory" || mode !== "graph" || other !== "floor") return undefined;
-  const max = GOALS.vsFloor[schema];
-  if (max === undefined) throw new Error(`bench/goals.ts has no ours/floor goal for the schema "${schema}".`);
-  return max;
-}
+/** Issue 33's goals hold inside LangGraph, over stdio and HTTP, on ours/floor (ours/adapters and ours/raw keep their figures, without a goal). */
+const hasGoal = (transport: Transport, mode: Mode, other: (typeof AGAINST)[number]): boolean => GOALS.goalTransports.includes(transport) && mode === "graph" && other === "floor";
 
 export async function successPath({ plan, ours, cleanup }: BenchContext): Promise<SectionResult> {
-  const memory = await connectMemory();
-  cleanup(memory.close);
-  const stdio = await connectStdio("bench-success");
-  cleanup(stdio.close);
-  const transports = [
-    { transport: "memory", layers: await layersOver(ours, memory.client), runs: plan.success.memory },
-    { transport: "stdio", layers: await layersOver(ours, stdio.client), runs: plan.success.stdio },
-  ];
-  for (const t of transports) cleanup(t.layers.close);
+  const transports: { transport: Transport; layers: Layers; runs: (typeof plan.success)[Transport] }[] = [];
+  for (const transport of ["memory", "stdio", "http"] as const) {
+    const connected = await connectOver(transport, `bench-success-${transport}`);
+    cleanup(connected.close);
+    const layers = await layersOver(ours, connected.client);
+    cleanup(layers.close);
+    transports.push({ transport, layers, runs: plan.success[transport] });
+  }
 
   const rows: Record<Mode, string[][]> = { graph: [], bare: [] };
   const versusRows: string[][] = [];
@@ -60,25 +56,30 @@ export async function successPath({ plan, ours, cleanup }: BenchContext): Promis
         for (const other of AGAINST) {
           const v = versus(get("ours"), get(other));
           versusRows.push([transport, schema, how, `ours/${other}`, ...versusCells(v, mode === "graph")]);
-          // The goals hold inside LangGraph in memory; the chart shows memory, and stdio against the adapters.
-          const goalMax = goalFor(transport, mode, schema, other);
-          if (transport === "memory" || (mode === "graph" && other === "adapters")) {
-            ratios.push({ label: `${transport} ${how} ${schema}: ours/${other}`, value: v.median, ...(goalMax === undefined ? {} : { goalMax }) });
+          // The chart: every ratio inside LangGraph against the floor and the adapters.
+          if (mode === "graph" && other !== "raw") {
+            const goal = hasGoal(transport, mode, other);
+            ratios.push({ label: `${transport} ${how} ${schema}: ours/${other}, step`, value: v.step, ...(goal ? { goalMax: GOALS.stepVsFloor } : {}) });
+            ratios.push({ label: `${transport} ${how} ${schema}: ours/${other}, tool window`, value: v.median, ...(goal ? { goalMax: GOALS.windowVsFloor } : {}) });
           }
-          if (goalMax !== undefined) goals.push(ratioGoal(`tool window inside LangGraph, in memory, ${schema}: ours/${other}`, v.median, v.mean, goalMax));
+          if (hasGoal(transport, mode, other)) {
+            goals.push(ratioGoal(`inside a ToolNode, ${transport}, ${schema}: whole step, ours/floor`, v.step, v.stepMean, GOALS.stepVsFloor));
+            goals.push(ratioGoal(`inside a ToolNode, ${transport}, ${schema}: tool window, ours/floor`, v.median, v.mean, GOALS.windowVsFloor));
+          }
         }
       }
     }
   }
-  const { memory: m, stdio: s } = plan.success;
+  const { memory: m, stdio: s, http: h } = plan.success;
   return {
     title: "1. Success path, inside LangGraph and bare",
     method:
-      "One client per transport, shared by every subject (in memory: the bench server in this process; stdio: the bench server as a child process). " +
-      `In memory ${m.graph.rounds} rounds × ${m.graph.batch} graph runs and ${m.bare.rounds} × ${m.bare.batch} bare calls per subject; over stdio ${s.graph.rounds} × ${s.graph.batch} and ${s.bare.rounds} × ${s.bare.batch}; ` +
+      "One v1 SDK client per transport, shared by every subject (in memory: the bench server in this process; stdio: the bench server as a child process; HTTP: the bench server in a child process over streamable HTTP on 127.0.0.1, one session). " +
+      `In memory ${m.graph.rounds} rounds × ${m.graph.batch} graph runs and ${m.bare.rounds} × ${m.bare.batch} bare calls per subject; over stdio ${s.graph.rounds} × ${s.graph.batch} and ${s.bare.rounds} × ${s.bare.batch}; over HTTP ${h.graph.rounds} × ${h.graph.batch} and ${h.bare.rounds} × ${h.bare.batch}; ` +
       `subjects rotated each round, ${plan.warmupRounds} warm-up round(s) dropped, no GC forced (one forced before a batch slowed that batch's subject, ours most; see bench/stats.ts). ` +
       "Median: of every call. Batch mean: the batch's wall time over its size, GC included; the figure is its median over rounds. " +
-      "The ratios and the goals are paired: each round, ours' batch median (and batch mean) over the other subject's in the same round, then the median over rounds, so a drift of the machine's speed between rounds does not fall on one subject; `median of all calls` divides the medians of every call instead. " +
+      "The goals (issue 33) hold inside LangGraph over stdio and HTTP, ours/floor, for the whole step and for the tool's window; in memory the figures are information. " +
+      "The ratios and the goals are paired: each round, ours' batch median (and batch mean) over the other subject's in the same round, then the median over rounds, for the tool's window and for the whole step alike, so a drift of the machine's speed between rounds does not fall on one subject; `median of all calls` divides the medians of every call instead. " +
       "Inside LangGraph the tool's time is the window of ToolNode's `runTool` for the call, up to the ToolMessage it returns (for raw: `client.callTool` in the node and the ToolMessage it builds); the step is the whole `graph.invoke`. " +
       "Step CPU: the CPU this process used per step (every thread, GC included; in memory the server's work too), the median over batches. " +
       "The graph works on while a tool awaits its server, so some of the graph's own work falls inside the tool window, more or less of it with each subject: where the windows differ and the step's CPU does not, the difference is where that work fell, not work the subject did. " +

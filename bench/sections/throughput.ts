@@ -3,7 +3,7 @@
  * 16, 64 and 256 concurrent callers, with the server in a process of its own (so the client's
  * work is what differs; the server is the same for all).
  *
- * Ours runs on the v2 SDK client (`@modelcontextprotocol/client`). Issue 24's goal is ours over
+ * Ours runs on the v2 SDK client (`@modelcontextprotocol/client`). Issue 33's goal (≥ 0.95) is ours over
  * the LangChain floor over that same client (a bare `StructuredTool`, the least a layer keeping
  * LangChain's callbacks costs); ours over that client alone ("raw v2") and over the v1 client
  * (`@modelcontextprotocol/sdk`, "raw v1") are shown beside it, to tell what LangChain's layer,

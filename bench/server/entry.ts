@@ -5,14 +5,18 @@
  * `--stdio`: serves over stdin/stdout.
  * `--http`: prints `listening <url>`; then each stdin line `restart` forgets every session
  * and listens again on the same port, answered by `back`; the end of stdin ends the process.
+ * `--protocol-errors`: serves the low-level server whose `raise` answers JSON-RPC errors
+ * (`buildProtocolErrorServer`) instead of the bench server.
  */
 import { createInterface } from "node:readline";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { BenchHttpServer } from "./http.js";
-import { buildBenchServer } from "./tools.js";
+import { buildBenchServer, buildProtocolErrorServer } from "./tools.js";
+
+const build = () => (process.argv.includes("--protocol-errors") ? buildProtocolErrorServer() : buildBenchServer(process.argv.includes("--http") ? "bench-http" : "bench-stdio"));
 
 if (process.argv.includes("--http")) {
-  const http = new BenchHttpServer();
+  const http = new BenchHttpServer(build);
   await http.listen(0);
   process.stdout.write(`listening ${http.url.href}\n`);
   const lines = createInterface({ input: process.stdin });
@@ -25,5 +29,5 @@ if (process.argv.includes("--http")) {
   });
   lines.on("close", () => void http.stop().finally(() => process.exit(0)));
 } else {
-  await buildBenchServer("bench-stdio").connect(new StdioServerTransport());
+  await build().connect(new StdioServerTransport());
 }

@@ -7,9 +7,14 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { buildBenchServer } from "./tools.js";
 
 export class BenchHttpServer {
+  /** `build` makes each session's server (the bench server by default). */
+  constructor(private readonly build: () => McpServer | Server = () => buildBenchServer("bench-http")) {}
+
   private http: HttpServer | undefined;
   private readonly sessions = new Map<string, StreamableHTTPServerTransport>();
   port = 0;
@@ -58,7 +63,7 @@ export class BenchHttpServer {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
-    await buildBenchServer("bench-http").connect(transport);
+    await this.build().connect(transport);
     await transport.handleRequest(req, res);
   }
 }
