@@ -7,7 +7,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpToolkitConfig } from "../config/index.js";
 import { nearest } from "../config/fields.js";
-import { matchingPolicies } from "../policy/resolve.js";
+import { toolMatcher } from "../policy/resolve.js";
 
 export interface UnmatchedName {
   /** Where the name stands in the configuration, e.g. `tools.serach` or `servers.files.toolFilter.allow[0]`. */
@@ -30,7 +30,8 @@ export function unmatchedNames(config: McpToolkitConfig, listed: ReadonlyMap<str
     if (!tools || !("toolFilter" in server) || !server.toolFilter) continue;
     for (const list of ["allow", "deny"] as const) {
       (server.toolFilter[list] ?? []).forEach((pattern, i) => {
-        if (tools.some((tool) => matches(pattern, { serverName, mcpName: tool.name, exposedName: tool.name }))) return;
+        const matches = toolMatcher(pattern);
+        if (tools.some((tool) => matches({ serverName, mcpName: tool.name, exposedName: tool.name }))) return;
         out.push(unmatched(`servers.${serverName}.toolFilter.${list}[${i}]`, pattern, `server '${serverName}' lists no tool it matches`, tools.map((t) => t.name)));
       });
     }
@@ -39,14 +40,13 @@ export function unmatchedNames(config: McpToolkitConfig, listed: ReadonlyMap<str
     const server = key.includes("/") ? key.slice(0, key.indexOf("/")) : undefined;
     // A key for a server whose tools are not known yet, or (unqualified) while any server's are not, is not judged.
     if (server ? !listed.has(server) : !allKnown) continue;
-    const hit = everyTool.some((t) => matches(key, { ...t, exposedName: t.mcpName })) || exposedNames.some((name) => matches(key, { serverName: "", mcpName: name, exposedName: name }));
+    // Compiled once per key: 200 glob keys over 1,000 tools compiled 200,000 patterns (the bench's
+    // build section went from 25 ms to about 100 ms with this check until then).
+    const matches = toolMatcher(key);
+    const hit = everyTool.some((t) => matches({ ...t, exposedName: t.mcpName })) || exposedNames.some((name) => matches({ serverName: "", mcpName: name, exposedName: name }));
     if (!hit) out.push(unmatched(`tools.${key}`, key, "no server lists a tool it matches: its policy is never applied", [...exposedNames, ...everyTool.map((t) => `${t.serverName}/${t.mcpName}`)]));
   }
   return out;
-}
-
-function matches(pattern: string, tool: { serverName: string; mcpName: string; exposedName: string }): boolean {
-  return matchingPolicies({ [pattern]: {} }, tool).length > 0;
 }
 
 function unmatched(field: string, pattern: string, why: string, known: readonly string[]): UnmatchedName {

@@ -86,6 +86,12 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/** Whether a tool matches one `tools` key or tool filter pattern: the pattern compiled once, for many tools. */
+export function toolMatcher(pattern: string): (tool: Omit<ToolIdentity, "annotations">) => boolean {
+  const key: CompiledKey = pattern.includes("*") ? { key: pattern, policy: {}, index: 0, glob: compileGlob(pattern) } : { key: pattern, policy: {}, index: 0 };
+  return (tool) => specificity(key, tool, `${tool.serverName}/${tool.mcpName}`) >= 0;
+}
+
 /** The `tools` entries that match, least specific first, so later ones override. */
 export function matchingPolicies(tools: Record<string, ToolPolicy> | undefined, tool: ToolIdentity): ToolPolicy[] {
   if (!tools) return [];
