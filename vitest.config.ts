@@ -16,6 +16,9 @@ export const FAULT_SUITES = [
   "test/network/throttle.test.ts",
   "test/fleet/throttle.test.ts",
   "test/fleet/fleet.test.ts",
+  // Every example run as a user runs it, each in its own tsx process with its servers (14–18 s
+  // apiece, 26 s for the file on the quiet machine, and most of two cores while it runs).
+  "test/examples.test.ts",
 ];
 
 /** What both runs share: real servers and real processes, so generous limits that a loaded 2-core machine does not flake. */
