@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { stopSessionsAndServer } from "../../test/servers/stopHttp.js";
 import { buildBenchServer } from "./tools.js";
 
 export class BenchHttpServer {
@@ -36,15 +37,9 @@ export class BenchHttpServer {
 
   /** Closes every session and every connection, then the listener. */
   async stop(): Promise<void> {
-    const sessions = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.allSettled(sessions.map((t) => t.close()));
     const http = this.http;
     this.http = undefined;
-    if (!http) return;
-    const closed = new Promise<void>((resolve) => http.close(() => resolve()));
-    http.closeAllConnections();
-    await closed;
+    await stopSessionsAndServer(this.sessions, http);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

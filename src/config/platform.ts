@@ -4,11 +4,22 @@
  */
 import { platform } from "../platform/index.js";
 import type { McpToolkitConfig } from "./schema.js";
-import { McpConfigError } from "./validate.js";
+import { McpConfigError, validateConfig } from "./validate.js";
 
 const ELSEWHERE = "which needs Node (or Bun, Deno); this runtime loaded the runtime-neutral build of langchain-mcp-errors";
 
-export function checkRuntime(config: McpToolkitConfig): void {
+/** `validateConfig`, then what this runtime cannot serve: the check `connect` runs first. */
+export function validateForRuntime(config: unknown): asserts config is McpToolkitConfig {
+  validateConfig(config);
+  checkRuntime(config);
+}
+
+/** The fleet's module (Redis shared state), where the runtime has it: `checkRuntime` refused `sharedState` elsewhere. */
+export function loadFleet(): Promise<typeof import("../fleet/FleetState.js")> | undefined {
+  return platform.fleet?.();
+}
+
+function checkRuntime(config: McpToolkitConfig): void {
   if (!platform.stdioTransport) {
     for (const [name, server] of Object.entries(config.servers)) {
       if ("command" in server) throw new McpConfigError(`servers.${name}.command`, `a stdio server starts a process, ${ELSEWHERE}: reach this server over HTTP (transport "http") here`);

@@ -1,7 +1,6 @@
 import { BaseToolkit } from "@langchain/core/tools";
-import { checkRuntime } from "../config/platform.js";
-import { platform } from "../platform/index.js";
-import { DEFAULT_CLIENT_INFO, DEFAULT_SERVER_OPTIONS, McpConfigError, validateConfig, type McpToolkitConfig } from "../config/index.js";
+import { loadFleet, validateForRuntime } from "../config/platform.js";
+import { DEFAULT_CLIENT_INFO, DEFAULT_SERVER_OPTIONS, McpConfigError, type McpToolkitConfig } from "../config/index.js";
 import { unmatchedNames } from "./unmatchedNames.js";
 import { INSPECT, Redactor } from "../errors/redactor.js";
 import { redactionOf } from "../config/secrets.js";
@@ -125,14 +124,14 @@ export class McpToolkit extends BaseToolkit {
    * background; see `status()`.
    */
   static async connect(config: McpToolkitConfig): Promise<McpToolkit> {
-    validateConfig(config);
-    checkRuntime(config);
+    validateForRuntime(config);
     const toolkit = new McpToolkit(config);
     try {
       // Loaded only here, so a toolkit without `sharedState` never loads fleet/. Its Redis keys
       // hold each server's identity, a slow hash: worked out first, off the event loop.
       if (config.sharedState) await identitiesReady(Object.values(config.servers));
-      if (config.sharedState && platform.fleet) toolkit.fleet = (await platform.fleet()).joinFleet(config.sharedState, config, toolkit.guards, (event) => toolkit.events.emit(event));
+      const fleet = config.sharedState ? await loadFleet() : undefined;
+      if (fleet && config.sharedState) toolkit.fleet = fleet.joinFleet(config.sharedState, config, toolkit.guards, (event) => toolkit.events.emit(event));
       await startFromCatalogs(toolkit.connections, config, toolkit.fleet?.catalogs, (field, message) => toolkit.events.emit({ type: "warning", field, message }));
       await toolkit.connects.connectAll([...toolkit.connections.keys()]);
       toolkit.checkNames();

@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { stopSessionsAndServer } from "./stopHttp.js";
 import { z } from "zod";
 
 export interface LimitedServerOptions {
@@ -60,15 +61,9 @@ export class LimitedHttpServer {
   }
 
   async close(): Promise<void> {
-    const sessions = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.allSettled(sessions.map((t) => t.close()));
     const http = this.http;
     this.http = undefined;
-    if (!http) return;
-    const closed = new Promise<void>((resolve) => http.close(() => resolve()));
-    http.closeAllConnections();
-    await closed;
+    await stopSessionsAndServer(this.sessions, http);
   }
 
   /** Admits a call now, or returns the whole seconds until one would be admitted. */
