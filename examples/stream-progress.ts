@@ -1,8 +1,9 @@
 /**
  * A long tool's progress streamed from a LangGraph run, as a UI would show it. The reference
  * server's `trigger-long-running-operation` reports each step with `notifications/progress`;
- * the toolkit passes each one to the graph's custom stream (`streamMode: "custom"`) as
- * `{ event: "mcp_progress", progress, total, ... }`, while the tool's answer arrives as usual.
+ * with `streamProgress: true` the toolkit passes each one to the graph's custom stream
+ * (`streamMode: "custom"`) as `{ event: "mcp_progress", progress, total, ... }`, while the tool's
+ * answer arrives as usual.
  * Run: npx tsx examples/stream-progress.ts
  */
 import { createRequire } from "node:module";
@@ -15,6 +16,8 @@ import { McpToolkit } from "../src/index.js";
 const everything = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js");
 const toolkit = await McpToolkit.connect({
   servers: { everything: { transport: "stdio", command: process.execPath, args: [everything, "stdio"] } },
+  // LangGraph cannot tell a tool whether the run streams `custom`: the toolkit writes there when asked.
+  streamProgress: true,
 });
 
 try {

@@ -92,6 +92,14 @@ export const McpToolkitConfigSchema = options({
   afterToolCall: fn<AfterToolCallHook>().optional(),
   /** Receives every event; a listener that throws is ignored, never breaking a call. */
   onEvent: fn<McpEventListener>().optional(),
+  /**
+   * Write each call's progress to a LangGraph run's custom stream (`streamMode: "custom"`) as
+   * `{ event: "mcp_progress", ... }` chunks. Off by default: LangGraph gives every node a writer
+   * whether the run streams `custom` or not, so a toolkit that wrote there would ask every server
+   * for progress on every call inside a graph. Progress events, the run's callbacks and spans
+   * hear progress whatever this says. @default false
+   */
+  streamProgress: flag().default(false),
   /** How this client introduces itself to servers. @default { name: "langchain-mcp-errors", version: "0.1.0" } */
   clientInfo: options({ name: nonEmptyText(), version: nonEmptyText() }).default({ name: "langchain-mcp-errors", version: "0.1.0" }),
 }).superRefine(({ servers, tools }, ctx) => {

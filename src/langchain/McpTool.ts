@@ -199,7 +199,7 @@ export class McpTool extends StructuredTool {
   private run(args: Record<string, unknown>, runManager: CallbackManagerForToolRun | undefined, config: ToolRunnableConfig | undefined): Promise<[unknown, unknown]> {
     // Only when someone listens (a callback handler, a tracer, OpenTelemetry) is the run carried
     // along in the async context, so that retries, fallbacks, reconnects and progress are
-    // reported inside it. A LangGraph stream writer alone needs no async context: it hears only
+    // reported inside it. A LangGraph stream writer (with `streamProgress`) needs no async context: it hears only
     // the call's progress, which reaches it through the call's config (ToolCall.progressHere).
     // Entering one costs every promise of the call a hook (about 7 µs on a failed call, measured).
     const listening = runManager !== undefined && runManager.handlers.length > 0;

@@ -36,6 +36,8 @@ export interface ToolRuntime {
   hearsProgress: () => boolean;
   /** Reports one progress notification as a `progress` event, and to the call's own run (its graph's writer) where one is given; one per tool, not per call. */
   onProgress: (progress: Progress, run?: ToolRun) => void;
+  /** Does a LangGraph run's custom stream hear this tool's progress (the toolkit's `streamProgress`)? */
+  streamProgress: boolean;
   /** The toolkit's per-call hooks, when it has any. */
   intercept?: { before?: BeforeToolCallHook; after?: AfterToolCallHook };
   /** The input property that carries the call's idempotency key, removed from the model's schema. */
@@ -206,7 +208,7 @@ export class ToolCall implements TaskCall, AttemptRecovery {
    * its own (see McpTool.run). Undefined when nobody hears it: then no progress token is sent.
    */
   private progressHere(): ((progress: Progress) => void) | undefined {
-    const run = toolRunOf(this.config);
+    const run = toolRunOf(this.config, this.runtime.streamProgress);
     if (!run.writer && !this.runtime.hearsProgress()) return undefined;
     const report = this.runtime.onProgress;
     return platform.bindContext((progress: Progress) => report(progress, run.writer ? run : undefined));

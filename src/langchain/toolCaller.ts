@@ -74,6 +74,7 @@ export class ToolCaller {
       ...(config.beforeToolCall || config.afterToolCall
         ? { intercept: { ...(config.beforeToolCall ? { before: config.beforeToolCall } : {}), ...(config.afterToolCall ? { after: config.afterToolCall } : {}) } }
         : {}),
+      streamProgress: config.streamProgress === true,
       hearsProgress: () => events.listens("progress") || currentToolRun() !== undefined || telemetryOn(),
       onProgress: (progress, run) => this.progressed(exposedName, server, progress, run),
       ...(keyProperty !== undefined ? { keyProperty } : {}),

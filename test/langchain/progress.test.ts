@@ -44,9 +44,9 @@ describe("progress of a call", () => {
     expect(attempt?.events.filter((e) => e.name === "langchain_mcp.progress").map((e) => e.attributes?.["langchain_mcp.progress"])).toEqual(events.map((e) => (e as { progress: number }).progress));
   });
 
-  it("is streamed from a LangGraph run with streamMode custom", async () => {
+  it("is streamed from a LangGraph run with streamMode custom, with streamProgress", async () => {
     const http = later(await startHttpFixture());
-    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href } } }));
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href } }, streamProgress: true }));
     const graph = new StateGraph(MessagesAnnotation).addNode("tools", new ToolNode(toolkit.getTools())).addEdge(START, "tools").addEdge("tools", END).compile();
     const call = new AIMessage({ content: "", tool_calls: [{ id: "c9", name: "slow", args: { ms: 600, progressEveryMs: 200 } }] });
     const chunks: unknown[] = [];
@@ -54,11 +54,23 @@ describe("progress of a call", () => {
     expect(chunks).toEqual([200, 400, 600].map((progress) => ({ event: "mcp_progress", toolName: "slow", serverName: "s", progress, total: 600, toolCallId: "c9" })));
   });
 
+  it("is not streamed without streamProgress: a graph's writer alone asks the server for no progress", async () => {
+    const http = later(await startHttpFixture());
+    const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href } } }));
+    const graph = new StateGraph(MessagesAnnotation).addNode("tools", new ToolNode(toolkit.getTools())).addEdge(START, "tools").addEdge("tools", END).compile();
+    const call = new AIMessage({ content: "", tool_calls: [{ id: "c11", name: "slow", args: { ms: 300, progressEveryMs: 100 } }] });
+    const chunks: [string, unknown][] = [];
+    for await (const chunk of await graph.stream({ messages: [new HumanMessage("wait"), call] }, { streamMode: ["custom", "updates"] })) chunks.push(chunk as [string, unknown]);
+    expect(chunks.filter(([mode]) => mode === "custom")).toEqual([]);
+    // The call itself went as usual.
+    expect(JSON.stringify(chunks.filter(([mode]) => mode === "updates"))).toContain("slept 300");
+  });
+
   // Over stdio the notifications are read on the pipe's reader, in the context the toolkit
   // connected in, outside the graph: each chunk must still be written under the namespace of
   // the subgraph whose node called the tool.
   it("is streamed under the namespace of the subgraph that called the tool", async () => {
-    const toolkit = later(await McpToolkit.connect({ servers: { everything: { transport: "stdio", ...everythingStdioCommand() } } }));
+    const toolkit = later(await McpToolkit.connect({ servers: { everything: { transport: "stdio", ...everythingStdioCommand() } }, streamProgress: true }));
     const inner = new StateGraph(MessagesAnnotation).addNode("tools", new ToolNode(toolkit.getTools())).addEdge(START, "tools").addEdge("tools", END).compile();
     const outer = new StateGraph(MessagesAnnotation).addNode("inner", inner).addEdge(START, "inner").addEdge("inner", END).compile();
     const call = new AIMessage({ content: "", tool_calls: [{ id: "c10", name: LONG, args: { duration: 0.6, steps: 3 } }] });
