@@ -75,6 +75,7 @@ describe("the defaults", () => {
       strict: false,
       timeoutMs: 30_000,
       maxResultLength: 100_000,
+      streamProgress: false,
       clientInfo: { name: "langchain-mcp-errors", version: "0.1.0" },
     });
     expect([DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_STDERR_LINES, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_LENGTH]).toEqual([30_000, 20, 30_000, 1000]);
