@@ -2,7 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, release, totalmem, type } from "node:os";
-import { fmt, type Ratio, type SectionResult, type Table } from "./model.js";
+import { fmt, type Goal, type Ratio, type SectionResult, type Table } from "./model.js";
 import { howCalled } from "./subjects.js";
 
 export interface RunInfo {
@@ -72,6 +72,34 @@ function table(t: Table): string {
   // Figures align right, words left.
   const align = t.headers.map((_, i) => (t.rows.length > 0 && t.rows.every((r) => NUMBER.test(r[i] ?? "")) ? "---:" : "---"));
   return [line(t.headers), `|${align.join("|")}|`, ...t.rows.map(line)].join("\n");
+}
+
+/** Where the README's Benchmarks section begins and ends: a full run rewrites what lies between. */
+export const README_MARKS = ["<!-- bench:start: written by a full `npm run bench` -->", "<!-- bench:end -->"] as const;
+
+/**
+ * The README's Benchmarks section, from a full run: the verdicts, and where the detail is. The
+ * figures behind each verdict are in bench/results.md; the method in bench/README.md.
+ */
+export function readmeSection(goals: readonly Goal[], run: RunInfo): string {
+  const commit = /commit ([0-9a-f]{7})/.exec(run.code ?? codeMeasured())?.[1] ?? "unknown";
+  return [
+    README_MARKS[0],
+    `\`npm run bench\` measures ours against the LangChain floor (a bare \`StructuredTool\` over the SDK) and \`@langchain/mcp-adapters\`, each server in its own process, inside a LangGraph run over stdio and HTTP. ` +
+      `Last full run: commit \`${commit}\`, ${new Date().toISOString().slice(0, 10)}, load average ${run.loadAtStart.toFixed(1)} on ${availableParallelism()} cores; ${goals.filter((g) => g.pass).length} of ${goals.length} goals met. ` +
+      "Every figure, with its method, is in [bench/results.md](bench/results.md); how to run and read it, in [bench/README.md](bench/README.md); two runs side by side, in [docs/benchmarks.md](docs/benchmarks.md).",
+    "",
+    table({ headers: ["goal", "result"], rows: goals.map((g) => [g.goal, g.pass ? "met" : "missed"]) }),
+    README_MARKS[1],
+  ].join("\n");
+}
+
+/** `readme` with its Benchmarks section replaced by `section`; unchanged if the marks are missing. */
+export function withReadmeSection(readme: string, section: string): string {
+  const start = readme.indexOf(README_MARKS[0]);
+  const end = readme.indexOf(README_MARKS[1]);
+  if (start < 0 || end < start) return readme;
+  return readme.slice(0, start) + section + readme.slice(end + README_MARKS[1].length);
 }
 
 const goalText = (r: Ratio): string => (r.goalMax !== undefined ? `≤ ${r.goalMax.toFixed(2)}` : r.goalMin !== undefined ? `≥ ${r.goalMin.toFixed(2)}` : "");

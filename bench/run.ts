@@ -11,7 +11,7 @@ import type { BenchContext } from "./context.js";
 import { failedSection, type SectionResult } from "./model.js";
 import { planFor } from "./options.js";
 import { loadOurs, removeBuild } from "./ours.js";
-import { codeMeasured, renderMarkdown, type RunInfo, type SectionTiming } from "./report.js";
+import { codeMeasured, readmeSection, renderMarkdown, withReadmeSection, type RunInfo, type SectionTiming } from "./report.js";
 import { agentRuns } from "./sections/agent.js";
 import { buildMany } from "./sections/build.js";
 import { catalogStart } from "./sections/catalog.js";
@@ -137,6 +137,12 @@ function report(sections: SectionResult[], run: RunInfo, print: boolean): void {
     writeFileSync(new URL("results.md", dir), markdown);
     writeFileSync(new URL("results.svg", dir), renderSvg(sections.flatMap((s) => s.ratios)));
     console.log("bench: wrote bench/results.md and bench/results.svg");
+    // The README's section speaks for a full run only: a quick run's figures are rough.
+    if (!run.quick) {
+      const readme = new URL("../README.md", dir);
+      writeFileSync(readme, withReadmeSection(readFileSync(readme, "utf8"), readmeSection(sections.flatMap((s) => s.goals), run)));
+      console.log("bench: wrote the Benchmarks section of README.md");
+    }
   }
   const goals = sections.flatMap((s) => s.goals);
   console.log(`bench: done in ${run.elapsedS.toFixed(1)} s; ${goals.filter((g) => g.pass).length}/${goals.length} goals met.`);
