@@ -49,7 +49,7 @@ async function drive(load: Load, callers: number, seconds: number): Promise<{ pe
 }
 
 export async function throughput({ plan, ours: library, cleanup }: BenchContext): Promise<SectionResult> {
-  const { rounds, seconds } = plan.throughput;
+  const { seconds } = plan.throughput;
   const server = await startHttpChild("bench-throughput");
   cleanup(server.close);
   const rawV1 = await connectHttp(server.url);
@@ -80,6 +80,7 @@ export async function throughput({ plan, ours: library, cleanup }: BenchContext)
     const rates = new Map<string, number[]>(loads.map((l) => [l.name, []]));
     const failures = new Map<string, number>(loads.map((l) => [l.name, 0]));
     const cpu = new Map<string, number[]>(loads.map((l) => [l.name, []]));
+    const rounds = callers === 1 ? plan.throughput.oneCallerRounds : plan.throughput.rounds;
     for (let round = 0; round < rounds; round++) {
       for (const load of rotate(loads, round)) {
         // No forced GC before a turn: one made ours' next turn cost 1.23× the CPU per call it
@@ -127,7 +128,7 @@ export async function throughput({ plan, ours: library, cleanup }: BenchContext)
     title: "5. Throughput over streamable HTTP (server in its own process)",
     method:
       `The bench server (bench/server/http.ts) in a child process on 127.0.0.1; each subject over its own session. At each caller count, every caller loops calling echo; ` +
-      `${rounds} round(s) × ${seconds} s per subject, rotated each round, after a warm-up of each (2 s at 16 callers, then 0.3 s at each count). ` +
+      `${plan.throughput.rounds} round(s) (${plan.throughput.oneCallerRounds} with 1 caller) × ${seconds} s per subject, rotated each round, after a warm-up of each (2 s at 16 callers, then 0.3 s at each count). ` +
       "The ratios (`× floor`, the goal; `× raw v2`; `× raw v1`; `CPU × raw v2`) are paired: each round's figure over the other subject's in the same round, then the median over rounds. `Ratio of medians` divides the subjects' medians instead; a drift of the machine's speed between turns moves it more. " +
       'Ours with default policies (`transport: "http"`), which runs on the v2 SDK client. ' +
       "Raw v2 is that client alone: `Client` and `StreamableHTTPClientTransport` from `@modelcontextprotocol/client`, `client.callTool({ name, arguments })`; ours over raw v2 is shown without a goal, since the floor's own cost is in it. " +
