@@ -23,7 +23,9 @@ export interface UnmatchedName {
  */
 export function unmatchedNames(config: McpToolkitConfig, listed: ReadonlyMap<string, readonly Tool[]>, exposedNames: readonly string[]): UnmatchedName[] {
   const out: UnmatchedName[] = [];
-  const everyTool = [...listed].flatMap(([serverName, tools]) => tools.map((tool) => ({ serverName, mcpName: tool.name })));
+  // Each tool as a key sees it, made once: by its server and name, and by the name the model is offered.
+  const everyTool = [...listed].flatMap(([serverName, tools]) => tools.map((tool) => ({ serverName, mcpName: tool.name, exposedName: tool.name })));
+  const offered = exposedNames.map((name) => ({ serverName: "", mcpName: name, exposedName: name }));
   const allKnown = listed.size === Object.keys(config.servers).length;
   for (const [serverName, server] of Object.entries(config.servers)) {
     const tools = listed.get(serverName);
@@ -43,7 +45,7 @@ export function unmatchedNames(config: McpToolkitConfig, listed: ReadonlyMap<str
     // Compiled once per key: 200 glob keys over 1,000 tools compiled 200,000 patterns (the bench's
     // build section went from 25 ms to about 100 ms with this check until then).
     const matches = toolMatcher(key);
-    const hit = everyTool.some((t) => matches({ ...t, exposedName: t.mcpName })) || exposedNames.some((name) => matches({ serverName: "", mcpName: name, exposedName: name }));
+    const hit = everyTool.some(matches) || offered.some(matches);
     if (!hit) out.push(unmatched(`tools.${key}`, key, "no server lists a tool it matches: its policy is never applied", [...exposedNames, ...everyTool.map((t) => `${t.serverName}/${t.mcpName}`)]));
   }
   return out;
