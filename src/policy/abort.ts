@@ -17,9 +17,36 @@ export function follow(controller: AbortController, signal: AbortSignal | undefi
     controller.abort(signal.reason);
     return noop;
   }
-  const onAbort = () => controller.abort(signal.reason);
-  signal.addEventListener("abort", onAbort, { once: true });
-  return () => signal.removeEventListener("abort", onAbort);
+  let followers = followersOf.get(signal);
+  if (!followers) {
+    const set = new Set<AbortController>();
+    followers = { set, onAbort: () => abortAll(signal, set) };
+    followersOf.set(signal, followers);
+    signal.addEventListener("abort", followers.onAbort, { once: true });
+  }
+  const { set, onAbort } = followers;
+  set.add(controller);
+  return () => {
+    if (!set.delete(controller) || set.size > 0) return;
+    signal.removeEventListener("abort", onAbort);
+    followersOf.delete(signal);
+  };
+}
+
+/**
+ * The controllers following each signal, behind one listener on it. A signal many calls share
+ * (a LangGraph step's, with a ToolNode running a dozen tool calls; a caller's, over 256 parallel
+ * calls) had a listener per attempt, and Node warns past ten on one signal
+ * (MaxListenersExceededWarning: "Possible EventTarget memory leak"). Weakly held: a signal's
+ * entry goes with it, and with its last follower.
+ */
+const followersOf = new WeakMap<AbortSignal, { set: Set<AbortController>; onAbort: () => void }>();
+
+function abortAll(signal: AbortSignal, set: Set<AbortController>): void {
+  followersOf.delete(signal);
+  // Live: an abort runs its controller's listeners, and a follower they detach is not aborted after.
+  for (const controller of set) controller.abort(signal.reason);
+  set.clear();
 }
 
 function noop(): void {}
