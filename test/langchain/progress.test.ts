@@ -54,7 +54,7 @@ describe("progress of a call", () => {
     expect(chunks).toEqual([200, 400, 600].map((progress) => ({ event: "mcp_progress", toolName: "slow", serverName: "s", progress, total: 600, toolCallId: "c9" })));
   });
 
-  it("is not streamed without streamProgress: a graph's writer alone asks the server for no progress", async () => {
+  it("is not streamed without streamProgress, though LangGraph hands the tool a writer", async () => {
     const http = later(await startHttpFixture());
     const toolkit = later(await McpToolkit.connect({ servers: { s: { transport: "http", url: http.url.href } } }));
     const graph = new StateGraph(MessagesAnnotation).addNode("tools", new ToolNode(toolkit.getTools())).addEdge(START, "tools").addEdge("tools", END).compile();
