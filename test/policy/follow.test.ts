@@ -13,6 +13,7 @@ import { follow } from "../../src/policy/abort.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 import { closesLater } from "../servers/replies.js";
 import { startHttpFixture } from "../servers/http.js";
+import { everythingStdioCommand } from "../servers/tasks/everything.js";
 
 const cleanups = closeAfterEach();
 const later = closesLater(cleanups);
@@ -72,4 +73,20 @@ describe("following one signal", () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning").map((w) => w.message)).toEqual([]);
   });
+
+  it("ends 16 parallel calls to server-everything at once when their one shared signal aborts", async () => {
+    const toolkit = later(await McpToolkit.connect({ servers: { everything: { transport: "stdio", ...everythingStdioCommand() } } }));
+    const tool = toolkit.getTool("trigger-long-running-operation")!;
+    const caller = new AbortController();
+    const calls = Array.from({ length: 16 }, (_, i) => tool.invoke({ type: "tool_call", id: `c${i}`, name: tool.name, args: { duration: 10, steps: 10 } }, { signal: caller.signal }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    caller.abort(new Error("the user stopped the run"));
+    const messages = (await Promise.all(calls)) as { status?: string; artifact?: { reason?: string } }[];
+    expect(messages.map((m) => [m.status, m.artifact?.reason])).toEqual(calls.map(() => ["error", "cancelled"]));
+    expect(getEventListeners(caller.signal, "abort")).toHaveLength(0);
+    // The connection is still good for the next call.
+    expect(String(await toolkit.getTool("echo")!.invoke({ message: "after" }))).toContain("after");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning").map((w) => w.message)).toEqual([]);
+  }, 30_000);
 });
