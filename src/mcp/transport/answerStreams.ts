@@ -22,18 +22,42 @@ export class AnswerWatchingTransport extends StreamableHTTPClientTransport {
   private readonly streaming = new Set<number>();
   /** The transport's error reported in this turn: the SDK reports why a stream broke right before it says the stream ended. */
   private recentError: unknown;
+  /** Every stream resume the SDK has scheduled and not yet begun: `close()` cancels them all. */
+  private readonly resumes: Set<ReturnType<typeof setTimeout>>;
 
   constructor(
     url: URL,
     options: StreamableHTTPClientTransportOptions,
     private readonly probe: TransportProbe,
   ) {
-    super(url, options);
+    // The SDK's own scheduling keeps one cancel, the last stream's: with two streams broken at
+    // once, the other's resume outlived close() for as long as the server's `retry` asked (5 s
+    // in test/network/closeTimers.test.ts), holding the process open.
+    const resumes = new Set<ReturnType<typeof setTimeout>>();
+    const reconnectionScheduler = (resume: () => void, delay: number) => {
+      const timer = setTimeout(() => {
+        resumes.delete(timer);
+        resume();
+      }, delay);
+      resumes.add(timer);
+      return () => {
+        clearTimeout(timer);
+        resumes.delete(timer);
+      };
+    };
+    super(url, { ...options, reconnectionScheduler });
+    this.resumes = resumes;
     // Set before the client connects, which calls these first and then its own.
     this.onmessage = (message) => this.heard(message);
     this.onerror = (error) => this.remember(error);
     probe.abandon = (id) => this.abandon(id);
     probe.serverGone = (why) => this.serverGone(why);
+  }
+
+  override async close(): Promise<void> {
+    for (const timer of this.resumes) clearTimeout(timer);
+    this.resumes.clear();
+    await super.close();
   }
 
   override async send(message: JSONRPCMessage | JSONRPCMessage[], options?: TransportSendOptions): Promise<void> {

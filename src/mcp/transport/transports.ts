@@ -131,7 +131,11 @@ class WatchedSseTransport extends SSEClientTransport {
     probe.headerRoute = "options";
     // Set before the client connects, which calls it first and then its own.
     this.onerror = (error) => {
-      if (this.started && error instanceof SseError) probe.onEventStreamLost?.(this, error);
+      // Told a microtask later: the `eventsource` package arms its reconnect timer right after
+      // this handler returns, and the connection closes this transport on hearing of the loss.
+      // Closed inside the handler, the timer armed after it outlived close() (3 s, or whatever
+      // `retry` the server set), holding the process open.
+      if (this.started && error instanceof SseError) queueMicrotask(() => probe.onEventStreamLost?.(this, error));
     };
     // Its answers have no stream of their own to close.
     probe.abandon = undefined;
