@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RETRY, McpToolError, type McpToolkitConfig } from "../../src/index.js";
-import { resolvePolicy } from "../../src/policy/resolve.js";
+import { matchingPolicies, resolvePolicy } from "../../src/policy/resolve.js";
 import { backoffDelay, retryVerdict } from "../../src/policy/RetryPolicy.js";
 import { DEFAULT_TIMEOUT_MS } from "../../src/config/index.js";
 
@@ -50,6 +50,26 @@ describe("per-tool policy resolution", () => {
   it("matches a glob against the exposed name as well as server/tool", () => {
     const p = resolvePolicy(tool("github__search", "github", "search"), { servers: { github: stdio }, tools: { "github__*": { timeoutMs: 1_234 } } });
     expect(p.timeoutMs).toBe(1_234);
+  });
+
+  it("finds through its index exactly the keys a scan of every key finds, in the same order", () => {
+    // Keys of every shape the index sorts: exact names, globs with a prefix, a suffix, both, neither, stars inside.
+    const keys = ["*", "**", "*search*", "git*", "github/*", "github/create_*", "*_issue", "*/list_*", "create_*_pr", "github/c*e*", "c*", "*e", "create_issue", "github/create_issue", "other/*", "g", "*h/c*"];
+    const tools: Record<string, { timeoutMs: number }> = Object.fromEntries(keys.map((key, i) => [key, { timeoutMs: i + 1 }]));
+    const scan = (name: string, qualified: string) => {
+      const re = (key: string) => new RegExp(`^${key.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, "\\$&")).join(".*")}$`);
+      const score = (key: string) => {
+        if (!key.includes("*")) return key === qualified ? 3e6 : key === name ? 2e6 : -1;
+        return re(key).test(name) || re(key).test(qualified) ? key.replaceAll("*", "").length : -1;
+      };
+      return keys.map((key, i) => ({ key, i, s: score(key) })).filter((k) => k.s >= 0).sort((a, b) => a.s - b.s || a.i - b.i).map((k) => tools[k.key]);
+    };
+    const names: [string, string, string][] = [["create_issue", "github", "create_issue"], ["github__search", "github", "search"], ["list_repos", "other", "list_repos"], ["e", "g", "e"], ["create_x_pr", "github", "create_x_pr"], ["g", "github", "g"], ["", "s", ""]];
+    for (const [exposedName, serverName, mcpName] of names) {
+      const found = matchingPolicies(tools, { exposedName, serverName, mcpName });
+      expect(found, exposedName).toEqual(scan(exposedName, `${serverName}/${mcpName}`));
+      expect(found.length, exposedName).toBeGreaterThan(0);
+    }
   });
 
   it("counts annotations only from trusted servers, and config overrides them", () => {
