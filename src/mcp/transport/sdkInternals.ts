@@ -11,7 +11,8 @@ import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 /**
  * The child process of a started v2 stdio transport. The SDK keeps it private (`_process`) and
  * reports the process's end without its exit code or signal; the public `pid` and `stderr` say
- * nothing about how it ended. Read once, right after `start()`: the SDK clears it on close.
+ * nothing about how it ended. Read right after `start()`, and by each send that writes to its
+ * stdin itself (stdio.ts, one `drain` listener for all): the SDK clears it on close.
  */
 export function childProcessOf(transport: StdioClientTransport): ChildProcess | undefined {
   const child = (transport as unknown as { _process?: unknown })._process;

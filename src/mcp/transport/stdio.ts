@@ -4,7 +4,7 @@
  * never reaches it.
  */
 import type { ChildProcess } from "node:child_process";
-import type { Transport } from "@modelcontextprotocol/client";
+import { serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { StdioServerConfig } from "../../config/index.js";
 import { tagRequests } from "../call/requestScope.js";
@@ -59,6 +59,27 @@ class WatchedStdioTransport extends StdioClientTransport {
     await super.close();
     if (this.child) await reap(this.child);
   }
+
+  /**
+   * The SDK's send, with one `drain` listener for every send that finds the server's stdin full.
+   * The SDK adds a listener per send: 11 parallel calls whose arguments filled the pipe (64 calls
+   * of 20 KB in test/mcp/stdioDrain.test.ts) made Node print MaxListenersExceededWarning.
+   */
+  override send(message: JSONRPCMessage): Promise<void> {
+    // Read each time: the SDK lets go of its process on close, and its own send says so then.
+    const stdin = childProcessOf(this)?.stdin;
+    if (!stdin) return super.send(message);
+    if (stdin.write(serializeMessage(message))) return Promise.resolve();
+    return (this.drained ??= new Promise<void>((resolve) =>
+      stdin.once("drain", () => {
+        this.drained = undefined;
+        resolve();
+      }),
+    ));
+  }
+
+  /** The wait for the server's stdin to drain, shared by the sends that found it full. */
+  private drained: Promise<void> | undefined;
 }
 
 export function stdioTransport(config: StdioServerConfig, probe: TransportProbe, stderr: StderrTail): Transport {

@@ -1,0 +1,33 @@
+/**
+ * Many parallel calls whose arguments fill a stdio server's stdin (a pipe holds 64 KB): every
+ * request arrives whole and in order, and Node prints no MaxListenersExceededWarning. The SDK's
+ * own send adds a `drain` listener per write that finds the pipe full; 11 such sends warned.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { McpToolkit } from "../../src/index.js";
+import { stdioFixtureCommand } from "../servers/stdio.js";
+
+const warnings: Error[] = [];
+const onWarning = (warning: Error) => void warnings.push(warning);
+let toolkit: McpToolkit | undefined;
+
+afterEach(async () => {
+  process.off("warning", onWarning);
+  await toolkit?.close();
+  toolkit = undefined;
+});
+
+describe("a stdio server's stdin filled by parallel calls", () => {
+  it("takes 64 calls of 20 KB each: every answer is its own call's, and no listener warning", async () => {
+    warnings.length = 0;
+    process.on("warning", onWarning);
+    toolkit = await McpToolkit.connect({ servers: { s: { transport: "stdio", ...stdioFixtureCommand() } } });
+    const echo = toolkit.getTool("echo")!;
+    const texts = Array.from({ length: 64 }, (_, i) => `${i}:${String.fromCharCode(97 + (i % 26)).repeat(20_000)}`);
+    const replies = await Promise.all(texts.map((text) => echo.invoke({ text })));
+    expect(replies).toEqual(texts);
+    // A warning is emitted on the next tick: let it come.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning").map((w) => w.message)).toEqual([]);
+  });
+});
