@@ -131,11 +131,13 @@ class WatchedSseTransport extends SSEClientTransport {
     probe.headerRoute = "options";
     // Set before the client connects, which calls it first and then its own.
     this.onerror = (error) => {
-      // Told a microtask later: the `eventsource` package arms its reconnect timer right after
-      // this handler returns, and the connection closes this transport on hearing of the loss.
-      // Closed inside the handler, the timer armed after it outlived close() (3 s, or whatever
-      // `retry` the server set), holding the process open.
-      if (this.started && error instanceof SseError) queueMicrotask(() => probe.onEventStreamLost?.(this, error));
+      if (!this.started || !(error instanceof SseError)) return;
+      this.hearingLoss = true;
+      try {
+        probe.onEventStreamLost?.(this, error);
+      } finally {
+        this.hearingLoss = false;
+      }
     };
     // Its answers have no stream of their own to close.
     probe.abandon = undefined;
@@ -145,6 +147,21 @@ class WatchedSseTransport extends SSEClientTransport {
     await super.start();
     this.started = true;
   }
+
+  /**
+   * Closed while the connection hears of the lost stream (inside the `eventsource` package's
+   * error event), the close waits a microtask: the package arms its reconnect timer right after
+   * that event, and only a close after it clears it. Closed at once, the timer outlived close()
+   * (3 s, or the `retry` the server set), holding the process open. The loss itself is still
+   * heard at once: the client is down before anything else can use it.
+   */
+  override async close(): Promise<void> {
+    if (this.hearingLoss) await Promise.resolve();
+    return super.close();
+  }
+
+  /** Is the connection hearing of the lost stream right now (see `close`)? */
+  private hearingLoss = false;
 
   /** The SDK's SSE transport ignores a request's `headers` send option: this client's fetch adds them to that POST. */
   override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
