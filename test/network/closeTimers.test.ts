@@ -6,7 +6,7 @@
  * file left in this worker cannot count here.
  */
 import { createHook } from "node:async_hooks";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { server, toolkitFor } from "./helpers.js";
 
 interface Made {
@@ -29,7 +29,7 @@ function recordTimers() {
       made.delete(id);
     },
   }).enable();
-  afterEach(() => void hook.disable());
+  onTestFinished(() => void hook.disable());
   const matching = (pattern: RegExp) => [...made.values()].filter((m) => pattern.test(m.stack));
   return {
     /** How many timers made so far (alive or not) came through a frame matching `pattern`. */
