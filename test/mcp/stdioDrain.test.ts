@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { McpToolkit } from "../../src/index.js";
 import { stdioFixtureCommand } from "../servers/stdio.js";
+import { everythingStdioCommand } from "../servers/tasks/everything.js";
 
 const warnings: Error[] = [];
 const onWarning = (warning: Error) => void warnings.push(warning);
@@ -30,4 +31,17 @@ describe("a stdio server's stdin filled by parallel calls", () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning").map((w) => w.message)).toEqual([]);
   });
+
+  it("takes the same from server-everything over stdio: 64 parallel echoes of 20 KB", async () => {
+    warnings.length = 0;
+    process.on("warning", onWarning);
+    toolkit = await McpToolkit.connect({ servers: { everything: { transport: "stdio", ...everythingStdioCommand() } } });
+    const echo = toolkit.getTool("echo")!;
+    const messages = Array.from({ length: 64 }, (_, i) => `${i}:${"z".repeat(20_000)}`);
+    const replies = (await Promise.all(messages.map((message) => echo.invoke({ message })))).map(String);
+    // server-everything answers "Echo: <message>".
+    replies.forEach((reply, i) => expect(reply.endsWith(messages[i]!) && reply.length < messages[i]!.length + 20, `reply ${i}`).toBe(true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning").map((w) => w.message)).toEqual([]);
+  }, 30_000);
 });
