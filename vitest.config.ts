@@ -21,8 +21,12 @@ export const FAULT_SUITES = [
   "test/examples.test.ts",
 ];
 
-/** What both runs share: real servers and real processes, so generous limits that a loaded 2-core machine does not flake. */
-export const SHARED = { testTimeout: 30_000, hookTimeout: 30_000, pool: "forks", maxWorkers: 2 } as const;
+/**
+ * What both runs share: real servers and real processes, so generous limits that a loaded 2-core
+ * machine does not flake; and the setup file that closes what shared helpers opened (see
+ * `sharedCleanups` in test/servers/cleanups.ts).
+ */
+export const SHARED = { testTimeout: 30_000, hookTimeout: 30_000, pool: "forks" as const, maxWorkers: 2, setupFiles: ["./test/support/cleanups.setup.ts"] };
 
 /**
  * Files that run one after another in a worker without a fresh module graph each (`isolate:

@@ -13,6 +13,6 @@ export default defineConfig({
     include: [...SHARED_MODULES, "test/langchain/reconnect.test.ts", "test/langchain/required.test.ts"],
     exclude: ["**/node_modules/**", ...FAULT_SUITES],
     isolate: false,
-    setupFiles: ["./test/support/timerHunt.setup.ts"],
+    setupFiles: ["./test/support/cleanups.setup.ts", "./test/support/timerHunt.setup.ts"],
   },
 });

@@ -7,10 +7,11 @@ import { callToolOnce } from "../../src/mcp/call/callTool.js";
 import type { Connection } from "../../src/mcp/session/Connection.js";
 import { McpToolError } from "../../src/errors/McpToolError.js";
 import { AttemptScope } from "../../src/policy/TimeoutPolicy.js";
-import { closeAfterEach } from "../servers/cleanups.js";
+import { sharedCleanups } from "../servers/cleanups.js";
 import { startHttpFixture, type HttpFixture, type HttpFixtureOptions } from "../servers/http.js";
 
-export const cleanups = closeAfterEach();
+/** Closed after each test, in every file that imports these helpers (see `sharedCleanups`). */
+export const cleanups = sharedCleanups;
 
 export async function server(options: HttpFixtureOptions = {}): Promise<HttpFixture> {
   const http = await startHttpFixture(options);

@@ -5,13 +5,14 @@
  */
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
-import { closeAfterEach } from "../servers/cleanups.js";
+import { sharedCleanups } from "../servers/cleanups.js";
 import { startHttpFixture, type HttpFixture } from "../servers/http.js";
 import { startFaultProxy, type FaultProxy } from "../servers/proxy/faultProxy.js";
 import { selfSignedCertificate, TlsEndpoint, type SelfSigned } from "../servers/tls.js";
 import { cannotStart, runAgent, type AgentPlan, type Line, type Runtime } from "./harness.js";
 
-const cleanups = closeAfterEach();
+// Closed after each test in both files that import these cases (see `sharedCleanups`).
+const cleanups = sharedCleanups;
 
 /** A port on 127.0.0.1 that nothing listens on: bound, then closed. */
 async function closedPort(): Promise<number> {
