@@ -7,21 +7,20 @@
  *
  * Found this way (2026-11-28): a stream resume of the v2 SDK and the eventsource package's
  * reconnect, both outliving close() (test/network/closeTimers.test.ts), and the SDK's timer left
- * when maxTotalTimeout runs out (test/errors/client.e2e.test.ts).
+ * when maxTotalTimeout runs out (test/errors/client.e2e.test.ts); and test files whose shared
+ * helpers never closed what they opened (see `sharedCleanups` in test/servers/cleanups.ts).
  */
-import { createHook } from "node:async_hooks";
 import { appendFileSync } from "node:fs";
 import { afterAll, beforeAll, expect } from "vitest";
+import { recordTimers, type TimerRecord } from "./timers.js";
 
 interface Made {
-  stack: string;
   file: string | undefined;
   test: string | undefined;
-  timer: { hasRef(): boolean; _destroyed?: boolean; _idleTimeout?: number };
 }
 
 const REPORT = process.env.TIMER_HUNT_REPORT ?? "timer-hunt.txt";
-const state = globalThis as typeof globalThis & { timerHunt?: { made: Map<number, Made>; file?: string } };
+const state = globalThis as typeof globalThis & { timerHunt?: { record: TimerRecord<Made>; file?: string } };
 
 function currentTest(): string | undefined {
   try {
@@ -33,21 +32,8 @@ function currentTest(): string | undefined {
 
 // Set up once per worker: with `isolate: false` this file runs again before every test file.
 if (!state.timerHunt) {
-  const hunt: { made: Map<number, Made>; file?: string } = { made: new Map() };
-  state.timerHunt = hunt;
-  createHook({
-    init(id, type, _trigger, resource) {
-      if (type !== "Timeout") return;
-      const limit = Error.stackTraceLimit;
-      Error.stackTraceLimit = 40;
-      const stack = new Error().stack ?? "";
-      Error.stackTraceLimit = limit;
-      hunt.made.set(id, { stack, file: hunt.file, test: currentTest(), timer: resource as Made["timer"] });
-    },
-    destroy(id) {
-      hunt.made.delete(id);
-    },
-  }).enable();
+  const made = (): Made => ({ file: state.timerHunt?.file, test: currentTest() });
+  state.timerHunt = { record: recordTimers(made) };
 }
 
 beforeAll(() => {
@@ -55,13 +41,11 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  const hunt = state.timerHunt!;
-  const file = hunt.file;
+  const { record, file } = state.timerHunt!;
   await new Promise((resolve) => setTimeout(resolve, 300));
-  for (const [id, made] of hunt.made) {
-    const { timer } = made;
-    if (made.file !== file || !timer.hasRef() || timer._destroyed || timer._idleTimeout === -1) continue;
-    const frames = made.stack.split("\n").filter((line) => /^\s+at /.test(line) && !/node:internal|timerHunt\.setup|node_modules\/vitest/.test(line));
-    appendFileSync(REPORT, `${file} [${made.test ?? "between tests"}] timer ${id}, ${timer._idleTimeout} ms\n${frames.join("\n")}\n\n`);
+  for (const [id, made] of record.made) {
+    if (made.context.file !== file || !record.armed(made)) continue;
+    const frames = made.stack.split("\n").filter((line) => /^\s+at /.test(line) && !/node:internal|support\/timers|timerHunt\.setup|node_modules\/vitest/.test(line));
+    appendFileSync(REPORT, `${file} [${made.context.test ?? "between tests"}] timer ${id}, ${made.timer._idleTimeout} ms\n${frames.join("\n")}\n\n`);
   }
 });
