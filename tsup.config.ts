@@ -1,19 +1,26 @@
 import { rmSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig, type Options } from "tsup";
 
-const neutralPlatform = fileURLToPath(new URL("./src/platform/neutral.ts", import.meta.url));
+/** The folders with a face for each runtime: index.ts is Node's, neutral.ts the one for elsewhere. */
+const TWO_FACED = ["platform", "nodeOnly"].map((folder) => fileURLToPath(new URL(`./src/${folder}/index.js`, import.meta.url)));
 
 /**
- * The runtime-neutral build (issue 36): the same sources, with src/platform/index.ts resolved to
- * neutral.ts, so no `node:` module and no Node-only package is reached (test/runtimes/chunks.test.ts
- * walks the output for one). package.json gives it to every runtime but Node, Bun and Deno
- * (the `node` export condition).
+ * The runtime-neutral build (issue 36): the same sources, with src/platform/index.ts (the
+ * runtime's primitives) and src/nodeOnly/index.ts (stdio, the listen probe, the Redis fleet)
+ * resolved to their neutral.ts, so no `node:` module and no Node-only package is reached
+ * (test/runtimes/worker.test.ts walks the output for one). package.json gives it to every
+ * runtime but Node, Bun and Deno (the `node` export condition). The import is resolved before
+ * it is matched, so `./index.js` from inside the folder is swapped too.
  */
 const neutralPlatformPlugin = {
   name: "use-neutral-platform",
   setup(build: { onResolve(options: { filter: RegExp }, callback: (args: { path: string; importer: string }) => { path: string } | undefined): void }) {
-    build.onResolve({ filter: /\/platform\/index\.js$/ }, (args) => (args.importer.includes("/src/") ? { path: neutralPlatform } : undefined));
+    build.onResolve({ filter: /^\..*\/index\.js$/ }, (args) => {
+      const file = resolve(dirname(args.importer), args.path);
+      return TWO_FACED.includes(file) ? { path: file.replace(/index\.js$/, "neutral.ts") } : undefined;
+    });
   },
 };
 

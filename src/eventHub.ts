@@ -1,5 +1,32 @@
 /** Where a toolkit's events go: one hub per toolkit (or wrapped tool), every event through its redaction. */
+import type { Redactor } from "./errors/redactor.js";
 import type { McpEvent, McpEventListener, McpEventOf, McpEventType } from "./events.js";
+
+/** What the hub asks of the toolkit's `Redactor` for the copy of an event that listeners see. */
+export type EventRedaction = Pick<Redactor, "error" | "text" | "value">;
+
+/**
+ * Which events may carry an error, a server's words or data. Every type of the union must be
+ * named (the compiler checks it), so a new event is decided on here, not forgotten.
+ */
+const CARRIES_TEXT: Readonly<Record<McpEventType, boolean>> = {
+  call: false,
+  success: false,
+  reconnect: false,
+  tools_changed: false,
+  half_open: false,
+  circuit_close: false,
+  retry: true,
+  fallback: true,
+  error: true,
+  circuit_open: true,
+  log: true,
+  progress: true,
+  task: true,
+  shared_state: true,
+  server_status: true,
+  warning: true,
+};
 
 /**
  * Delivers events to listeners, each of which may subscribe to one type or to all.
@@ -11,12 +38,12 @@ export class EventHub {
 
   /**
    * @param listener receives every event.
-   * @param redaction makes the copy of an event that listeners see: its error, text and data with
-   *   the secrets removed (the toolkit's `Redactor`, errors/redactor.ts).
+   * @param redaction removes the secrets from the copy of an event that listeners see: its error,
+   *   text and data (the toolkit's `Redactor`, errors/redactor.ts).
    */
   constructor(
     listener?: McpEventListener,
-    private readonly redaction?: { event(event: McpEvent): McpEvent },
+    private readonly redaction?: EventRedaction,
   ) {
     if (listener) this.all.add(listener);
   }
@@ -50,7 +77,7 @@ export class EventHub {
     const typed = this.byType.get(raw.type);
     // Redacting an error costs microseconds: only for an event someone receives.
     if (this.all.size === 0 && (typed === undefined || typed.size === 0)) return;
-    const event = this.redaction ? this.redaction.event(raw) : raw;
+    const event = this.redaction ? redacted(raw, this.redaction) : raw;
     for (const listener of this.all) call(listener, event);
     if (typed) for (const listener of typed) call(listener, event);
   }
@@ -63,6 +90,24 @@ export class EventHub {
     }
     return set;
   }
+}
+
+/**
+ * An event as listeners may see it: its error redacted, and its text and data (a log line's
+ * data and logger, a progress or task message, a store's failure detail, a status's last error).
+ */
+function redacted(raw: McpEvent, redaction: EventRedaction): McpEvent {
+  // Most events (call, success, a circuit's change) carry nothing to redact: passed on uncopied.
+  if (!CARRIES_TEXT[raw.type]) return raw;
+  const out: Record<string, unknown> = { ...raw };
+  if ("error" in raw && raw.error) out.error = redaction.error(raw.error);
+  if ("data" in raw) out.data = redaction.value(raw.data);
+  for (const key of ["message", "logger", "detail"] as const) {
+    const text = (raw as Partial<Record<typeof key, unknown>>)[key];
+    if (typeof text === "string") out[key] = redaction.text(text);
+  }
+  if (raw.type === "server_status" && raw.lastError) out.lastError = { ...raw.lastError, message: redaction.text(raw.lastError.message) };
+  return out as unknown as McpEvent;
 }
 
 function call(listener: McpEventListener, event: McpEvent): void {

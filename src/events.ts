@@ -233,5 +233,3 @@ export type McpEventOf<T extends McpEventType> = Extract<McpEvent, { type: T }>;
 
 /** Receives every {@link McpEvent}. A listener that throws is ignored, never breaking a call. */
 export type McpEventListener = (event: McpEvent) => void;
-
-export { EventHub } from "./eventHub.js";

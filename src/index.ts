@@ -54,9 +54,9 @@ export type {
   BeforeToolCallHook,
   ToolCallContext,
 } from "./config/index.js";
-export type { AnyClient, ProtocolEra } from "./mcp/session/clients.js";
-export type { ServerCatalog, ToolkitCatalog } from "./mcp/session/catalogCache.js";
-export type { InputContext, InputHandler } from "./mcp/call/input.js";
+export type { AnyClient, ProtocolEra } from "./config/clients.js";
+export type { ServerCatalog, ToolkitCatalog } from "./config/catalog.js";
+export type { InputContext, InputHandler } from "./config/input.js";
 export type {
   McpEvent,
   McpEventListener,

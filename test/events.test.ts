@@ -1,15 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { EventHub } from "../src/events.js";
+import { EventHub } from "../src/eventHub.js";
 import { McpToolError, type McpEvent } from "../src/index.js";
 
 describe("EventHub", () => {
   it("redacts an event's error only for an event someone receives", () => {
     let redactions = 0;
     const hub = new EventHub(undefined, {
-      event: (event) => {
+      error: (error) => {
         redactions++;
-        return "error" in event && event.error ? { ...event, error: event.error.with({ message: "[redacted]" }) } : event;
+        return error.with({ message: "[redacted]" });
       },
+      text: (text) => text,
+      value: (value) => value,
     });
     const retries: McpEvent[] = [];
     hub.on("retry", (e) => retries.push(e));

@@ -6,6 +6,7 @@
  * times: one build each, the same on every run of one tree.
  */
 import { gzipSync } from "node:zlib";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import type { BenchContext } from "../context.js";
@@ -13,7 +14,8 @@ import { atMost, GOALS } from "../goals.js";
 import { fmt, type SectionResult } from "../model.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const neutralPlatform = `${root}src/platform/neutral.ts`;
+/** As tsup.config.ts builds it: src/platform/index.ts and src/nodeOnly/index.ts resolved to their neutral.ts. */
+const TWO_FACED = ["platform", "nodeOnly"].map((folder) => `${root}src/${folder}/index.js`);
 
 interface Measured {
   bytes: number;
@@ -35,7 +37,7 @@ async function measure(entry: string, how: { neutral: boolean; packages: "extern
     ...(how.packages === "external" ? { packages: "external" as const } : { external: ["node:async_hooks"] }),
     outfile: "out.js",
     logLevel: "silent",
-    plugins: how.neutral ? [{ name: "neutral", setup: (b) => b.onResolve({ filter: /\/platform\/index\.js$/ }, (args) => (args.importer.includes("/src/") ? { path: neutralPlatform } : undefined)) }] : [],
+    plugins: how.neutral ? [{ name: "neutral", setup: (b) => b.onResolve({ filter: /^\..*\/index\.js$/ }, (args) => neutralFace(resolve(dirname(args.importer), args.path))) }] : [],
   });
   const code = result.outputFiles[0]!.contents;
   const rooms = new Map<string, number>();
@@ -44,6 +46,10 @@ async function measure(entry: string, how: { neutral: boolean; packages: "extern
     rooms.set(room, (rooms.get(room) ?? 0) + input.bytesInOutput);
   }
   return { bytes: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength, rooms };
+}
+
+function neutralFace(file: string): { path: string } | undefined {
+  return TWO_FACED.includes(file) ? { path: file.replace(/index\.js$/, "neutral.ts") } : undefined;
 }
 
 const kb = (bytes: number) => `${fmt(bytes / 1024)} KB`;

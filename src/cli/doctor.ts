@@ -8,6 +8,7 @@ import type { Reason } from "../errors/reasons.js";
 import { Redactor } from "../errors/redactor.js";
 import { hintFor, safeMessage } from "../errors/text.js";
 import { Connection } from "../mcp/session/Connection.js";
+import { nodeOnly } from "../nodeOnly/index.js";
 import { unmatchedNames } from "../langchain/unmatchedNames.js";
 import { loadLeniently, type ConfigProblem } from "./lenientLoad.js";
 import { remedyFor } from "./remedies.js";
@@ -83,7 +84,7 @@ async function diagnose(name: string, server: ServerConfig, config: McpToolkitCo
   const text = redactor.options;
   const target = safeMessage(targetOf(server), { ...text, maxLength: 200 });
   const connectTimeoutMs = server.connectTimeoutMs ?? defaultTimeoutMs;
-  const connection = new Connection(name, { ...server, connectTimeoutMs }, config.clientInfo ?? DEFAULT_CLIENT_INFO);
+  const connection = new Connection(name, { ...server, connectTimeoutMs }, config.clientInfo ?? DEFAULT_CLIENT_INFO, undefined, nodeOnly);
   const started = performance.now();
   // A timed-out connect rejects only once what it started has stopped (a stdio process gets
   // seconds to exit): the time reported is the connect's own, which ended at its deadline.

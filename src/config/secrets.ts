@@ -9,7 +9,7 @@
 import { looksLikeCredential, MIN_SECRET_LENGTH, type RedactOptions } from "../errors/redact.js";
 import { isSecretName, isSecretQueryName } from "../errors/secretName.js";
 import type { ModelTextOptions } from "../errors/text.js";
-import type { McpToolkitConfig } from "./index.js";
+import type { McpToolkitConfig } from "./schema.js";
 
 /** A flag with its value glued on (`--api-key=x`) or standing alone (`--password`). */
 const FLAG = /^--?([A-Za-z][\w.-]*)(?:=([\s\S]*))?$/;

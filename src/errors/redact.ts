@@ -3,16 +3,13 @@
  * callers add the exact values they sent (headers, env) and patterns of their own. Which
  * names say a value is secret is one rule, in secretName.ts.
  */
+import { exactValues, redactExact } from "./redactExact.js";
+import { REDACTED, type RedactOptions } from "./redactOptions.js";
 import { isSecretName, SECRET_NAME_HINT, SECRET_QUERY_NAMES } from "./secretName.js";
 
 export { isSecretName } from "./secretName.js";
 export { exactValues, redactExact } from "./redactExact.js";
-import { exactValues, redactExact } from "./redactExact.js";
-
-export const REDACTED = "[REDACTED]";
-
-/** Exact values shorter than this would redact ordinary words; they are not worth the noise. */
-export const MIN_SECRET_LENGTH = 4;
+export { MIN_SECRET_LENGTH, REDACTED, type RedactOptions } from "./redactOptions.js";
 
 // Where a shape could also end an ordinary word ("task-…", "EURASIAN…"), it must start
 // where no letter or digit precedes it; "_" and "-" may ("key_sk-…"). The distinctive
@@ -70,21 +67,6 @@ const VALUE = /"(?:[^"\\]|\\.)*"|\\"(?:[^"\\]|\\[^"])*\\"|'[^']*'|(?:\[REDACTED\
 // Query parameters that carry credentials in URLs (`?key=…`, `&sig=…`); the key=value rule
 // below already covers the names that read as secrets anywhere (token, password, api_key…).
 const QUERY_SECRET = new RegExp(`([?&;](?:${SECRET_QUERY_NAMES.map((n) => n.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&")).join("|")})=)([^&#\\s"'<>]+)`, "gi");
-
-export interface RedactOptions {
-  /**
-   * Exact values to remove wherever they appear (header values, env values), also as they
-   * appear trimmed, JSON-escaped or URL-encoded. Values under 4 characters are ignored.
-   */
-  secrets?: readonly string[];
-  /**
-   * Secret values that read like ordinary words (a password such as `admin`): removed only
-   * where they stand as a whole token, never from inside another word.
-   */
-  words?: readonly string[];
-  /** Extra patterns; a string is matched literally, a RegExp everywhere (as if it had the g flag). */
-  patterns?: readonly (string | RegExp)[];
-}
 
 /**
  * Removes secrets from text. Exact values go first, all at once, so neither a pattern nor

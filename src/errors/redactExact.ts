@@ -2,7 +2,7 @@
  * Exact values to redact: the configured secrets (and a caller's string patterns) in each form
  * they may take in text, and their replacement wherever they stand.
  */
-import { MIN_SECRET_LENGTH, REDACTED, type RedactOptions } from "./redact.js";
+import { MIN_SECRET_LENGTH, REDACTED, type RedactOptions } from "./redactOptions.js";
 
 /**
  * Every exact value to remove: the configured secrets and the caller's string patterns,

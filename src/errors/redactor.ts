@@ -1,42 +1,18 @@
 /**
  * The one exit: everything that leaves the library passes a `Redactor` made from the
  * configuration's secrets (config/secrets.ts `redactionOf`): errors handed out or thrown, every
- * event's error, text and data, span status, doctor's lines, and (unless a tool's policy says
- * otherwise) successful results. Its secrets sit in a private field, which neither
- * `util.inspect` nor `JSON.stringify` reach, so a redactor kept by an object printed in a log
- * does not print the very list it exists to hide.
+ * event's error, text and data (the EventHub asks it, eventHub.ts), span status, doctor's lines,
+ * and (unless a tool's policy says otherwise) successful results. Its secrets sit in a private
+ * field, which neither `util.inspect` nor `JSON.stringify` reach, so a redactor kept by an
+ * object printed in a log does not print the very list it exists to hide.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { McpEvent } from "../events.js";
 import type { McpToolError } from "./McpToolError.js";
 import { exactValues, REDACTED, redact, redactKnown, redactValue } from "./redact.js";
 import { redactError, type ModelTextOptions } from "./text.js";
 
 /** Node's `util.inspect` calls a method under this symbol instead of walking an object's fields. */
 export const INSPECT = Symbol.for("nodejs.util.inspect.custom");
-
-/**
- * Which events may carry an error, a server's words or data. Every type of the union must be
- * named (the compiler checks it), so a new event is decided on here, not forgotten.
- */
-const CARRIES_TEXT: Readonly<Record<McpEvent["type"], boolean>> = {
-  call: false,
-  success: false,
-  reconnect: false,
-  tools_changed: false,
-  half_open: false,
-  circuit_close: false,
-  retry: true,
-  fallback: true,
-  error: true,
-  circuit_open: true,
-  log: true,
-  progress: true,
-  task: true,
-  shared_state: true,
-  server_status: true,
-  warning: true,
-};
 
 export class Redactor {
   readonly #options: ModelTextOptions;
@@ -70,24 +46,6 @@ export class Redactor {
     } catch {
       return "[unreadable data]"; // a throwing getter must not turn one event into a crash
     }
-  }
-
-  /**
-   * An event as listeners may see it: its error redacted, and its text and data (a log line's
-   * data and logger, a progress or task message, a store's failure detail, a status's last error).
-   */
-  event(raw: McpEvent): McpEvent {
-    // Most events (call, success, a circuit's change) carry nothing to redact: passed on uncopied.
-    if (!CARRIES_TEXT[raw.type]) return raw;
-    const out: Record<string, unknown> = { ...raw };
-    if ("error" in raw && raw.error) out.error = this.error(raw.error);
-    if ("data" in raw) out.data = this.value(raw.data);
-    for (const key of ["message", "logger", "detail"] as const) {
-      const text = (raw as Partial<Record<typeof key, unknown>>)[key];
-      if (typeof text === "string") out[key] = this.text(text);
-    }
-    if (raw.type === "server_status" && raw.lastError) out.lastError = { ...raw.lastError, message: this.text(raw.lastError.message) };
-    return out as unknown as McpEvent;
   }
 
   /**

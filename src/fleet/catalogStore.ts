@@ -6,8 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import type { ServerConfig } from "../config/index.js";
-import type { SharedCatalogs } from "../langchain/catalog.js";
-import { CATALOG_VERSION, type ServerCatalog } from "../mcp/session/catalogCache.js";
+import { CATALOG_VERSION, type ServerCatalog, type SharedCatalogs } from "../config/catalog.js";
 import { catalogKey } from "./keys.js";
 import type { Script } from "./scripts.js";
 import type { Store } from "./Store.js";

@@ -1,10 +1,12 @@
 import { BaseToolkit } from "@langchain/core/tools";
-import { loadFleet, validateForRuntime } from "../config/platform.js";
+import { nodeOnly } from "../nodeOnly/index.js";
+import { validateForRuntime } from "../nodeOnly/runtimeCheck.js";
 import { DEFAULT_CLIENT_INFO, DEFAULT_SERVER_OPTIONS, McpConfigError, type McpToolkitConfig } from "../config/index.js";
 import { unmatchedNames } from "./unmatchedNames.js";
 import { INSPECT, Redactor } from "../errors/redactor.js";
 import { redactionOf } from "../config/secrets.js";
-import { EventHub, type McpEvent, type McpEventListener, type McpEventOf, type McpEventType, type ServerStatus } from "../events.js";
+import { EventHub } from "../eventHub.js";
+import type { McpEvent, McpEventListener, McpEventOf, McpEventType, ServerStatus } from "../events.js";
 import { connectionDeathKey } from "../mcp/call/attemptFailure.js";
 import type { ProtocolEra } from "../mcp/session/clients.js";
 import { Connection } from "../mcp/session/Connection.js";
@@ -22,8 +24,8 @@ import { ToolCaller } from "./toolCaller.js";
 import type { McpTool } from "./McpTool.js";
 import { currentToolRun, forwardToToolRuns } from "./runEvents.js";
 import { ServerConnects } from "./serverConnects.js";
-import type { ToolkitCatalog } from "../mcp/session/catalogCache.js";
-import { exportCatalog, startFromCatalogs, type SharedCatalogs } from "./catalog.js";
+import type { SharedCatalogs, ToolkitCatalog } from "../config/catalog.js";
+import { exportCatalog, startFromCatalogs } from "./catalog.js";
 import { ToolBuilder, renamedOf, type BuiltTool } from "./toolBuilder.js";
 
 /**
@@ -57,8 +59,7 @@ export class McpToolkit extends BaseToolkit {
   /** The shared state on Redis, when `sharedState` is set. */
   private fleet: { close(): void; catalogs: SharedCatalogs } | undefined;
 
-  // esbuild (tsup) renames a class whose body names itself (connect's `new McpToolkit`) to
-  // `_McpToolkit`, which stacks and util.inspect then print: the public name is set back.
+  // esbuild (tsup) renames a class whose body names itself (connect's `new McpToolkit`) to `_McpToolkit`, which stacks print.
   static {
     Object.defineProperty(this, "name", { value: "McpToolkit" });
   }
@@ -81,7 +82,7 @@ export class McpToolkit extends BaseToolkit {
       const connection: Connection = new Connection(name, server, clientInfo, (event) => {
         if (event.type === "reconnect") this.connects.reconnected(name);
         emit(event);
-      });
+      }, nodeOnly);
       connection.onToolsChanged = () => this.syncTools(name);
       this.connections.set(name, connection);
       this.guards.set(name, {
@@ -127,10 +128,9 @@ export class McpToolkit extends BaseToolkit {
     validateForRuntime(config);
     const toolkit = new McpToolkit(config);
     try {
-      // Loaded only here, so a toolkit without `sharedState` never loads fleet/. Its Redis keys
-      // hold each server's identity, a slow hash: worked out first, off the event loop.
+      // Loaded only here, so a toolkit without `sharedState` never loads fleet/. Its Redis keys hold each server's identity, a slow hash: worked out first, off the event loop.
       if (config.sharedState) await identitiesReady(Object.values(config.servers));
-      const fleet = config.sharedState ? await loadFleet() : undefined;
+      const fleet = config.sharedState ? await nodeOnly.fleet?.() : undefined;
       if (fleet && config.sharedState) toolkit.fleet = fleet.joinFleet(config.sharedState, config, toolkit.guards, (event) => toolkit.events.emit(event));
       await startFromCatalogs(toolkit.connections, config, toolkit.fleet?.catalogs, (field, message) => toolkit.events.emit({ type: "warning", field, message }));
       await toolkit.connects.connectAll([...toolkit.connections.keys()]);

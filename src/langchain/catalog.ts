@@ -6,17 +6,10 @@
  * format, the server's identity (its URL or command and credentials), the ttl, the scope.
  */
 import { DEFAULT_SERVER_OPTIONS, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
-import { asServerCatalog, CATALOG_VERSION, catalogEntries, remainingMs, type Listing, type ServerCatalog, type ToolkitCatalog } from "../mcp/session/catalogCache.js";
+import { asServerCatalog, CATALOG_VERSION, catalogEntries, type ServerCatalog, type SharedCatalogs, type ToolkitCatalog } from "../config/catalog.js";
+import { remainingMs, type Listing } from "../mcp/session/catalogCache.js";
 import type { Connection } from "../mcp/session/Connection.js";
 import { credentialHash, identitiesReady } from "../mcp/session/serverIdentity.js";
-
-/** Where a fleet keeps each server's catalog entry (fleet/catalogStore.ts); never rejects. */
-export interface SharedCatalogs {
-  /** The entry Redis holds for the server, with its remaining ttl as Redis counts it; undefined when none or Redis is away. */
-  read(name: string, server: ServerConfig): Promise<ServerCatalog | undefined>;
-  /** Keeps the entry for its remaining ttl; one that ran out removes the key. Not awaited by anyone. */
-  write(name: string, server: ServerConfig, entry: ServerCatalog, remainingMs: number): void;
-}
 
 /**
  * Seeds each server's connection from a fresh entry, `config.catalog`'s first, else the

@@ -1,7 +1,7 @@
 import { interrupt } from "@langchain/langgraph";
 import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { isControlFlow } from "../errors/controlFlow.js";
-import type { InputContext, InputHandler } from "../mcp/call/input.js";
+import type { InputContext, InputHandler } from "../config/input.js";
 
 /** What a graph's interrupt carries when an MCP server asks for input; resume with the answer. */
 export type McpInputInterrupt =

@@ -1,6 +1,7 @@
 import type { CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
 import { platform } from "../platform/index.js";
-import type { EventHub, McpEvent, ProgressEvent } from "../events.js";
+import type { EventHub } from "../eventHub.js";
+import type { McpEvent, ProgressEvent } from "../events.js";
 
 /** The LangChain tool run a call belongs to. */
 export interface ToolRun {

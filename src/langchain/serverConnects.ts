@@ -6,7 +6,8 @@
 import type { McpToolkitConfig } from "../config/index.js";
 import type { McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
-import type { EventHub, ServerStatus } from "../events.js";
+import type { EventHub } from "../eventHub.js";
+import type { ServerStatus } from "../events.js";
 import type { Connection } from "../mcp/session/Connection.js";
 import { backgroundDelay, BackgroundConnects } from "./backgroundConnect.js";
 import { ServerStatusBoard } from "./serverStatus.js";

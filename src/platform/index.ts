@@ -3,4 +3,4 @@
  * (tsup.config.ts) resolves it to neutral.ts instead. See types.ts.
  */
 export { platform } from "./node.js";
-export type { ConfigFiles, ListenProbe, Platform, RunContext } from "./types.js";
+export type { ConfigFiles, Platform, RunContext } from "./types.js";

@@ -1,9 +1,9 @@
 /**
  * The platform where Node's APIs are not (Cloudflare Workers, Vercel Edge, a browser): web APIs
- * only, no `node:` import and no Node-only package (test/runtimes/chunks.test.ts walks the build
- * for one). What needs Node is left undefined: stdio servers, the TCP listen probe (waits end on
- * their timers), config files and Redis shared state; config/platform.ts refuses each at
- * `connect`, naming the option.
+ * only, no `node:` import and no Node-only package (test/runtimes/worker.test.ts walks the build
+ * for one). Config files are left undefined: loadMcpConfig refuses a path, naming it. Stdio
+ * servers, the TCP listen probe and Redis shared state are missing one floor up, in
+ * src/nodeOnly/neutral.ts.
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { scrypt, scryptAsync } from "@noble/hashes/scrypt.js";

@@ -7,21 +7,16 @@ import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ListenWatch } from "../mcp/transport/listenWatch.js";
-import { stdioTransport } from "../mcp/transport/stdio.js";
 import type { Platform } from "./types.js";
 
 export const platform: Platform = {
   name: "node",
-  stdioTransport,
-  listenProbe: (url, closing) => new ListenWatch(url, closing),
   files: {
     path: (source, from) => (source instanceof URL ? fileURLToPath(source) : from === undefined ? resolve(source) : resolve(from, source)),
     read: (path) => readFile(path, "utf8"),
     readSync: (path) => readFileSync(path, "utf8"),
     workspaceOf: (file) => (basename(dirname(file)) === ".vscode" ? dirname(dirname(file)) : dirname(file)),
   },
-  fleet: () => import("../fleet/FleetState.js"),
   env: () => process.env,
   cwd: () => process.cwd(),
   homeDir: () => homedir(),

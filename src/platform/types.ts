@@ -1,26 +1,21 @@
 /**
  * What the library needs from its runtime beyond the web platform (fetch, streams, timers, Web
  * Crypto's `randomUUID`). Node gives all of it (node.ts); elsewhere (Workers, edge functions, a
- * browser) neutral.ts gives what can be had without Node and leaves the rest undefined, and the
- * configuration check refuses, at `connect`, the option that would need it (config/platform.ts).
+ * browser) neutral.ts gives what can be had without Node and leaves the rest undefined.
  *
  * Which one a program gets is the package's export conditions' choice: `node` (Node, Bun, Deno)
  * loads the build made with node.ts, every other runtime the one made with neutral.ts
  * (tsup.config.ts). Tests and type checks see node.ts, through index.ts.
+ *
+ * The floor of the house: it imports nothing of the library's own. What the Node build adds
+ * on top (stdio servers, the listen probe, the Redis fleet) is built from the library's code,
+ * so it stands higher up, in src/nodeOnly/.
  */
-import type { Transport } from "@modelcontextprotocol/client";
-import type { StdioServerConfig } from "../config/index.js";
-import type { StderrTail, TransportProbe } from "../mcp/transport/transports.js";
 
 /** The piece of `AsyncLocalStorage` the library uses. */
 export interface RunContext<T> {
   run<R>(store: T, fn: () => R): R;
   getStore(): T | undefined;
-}
-
-/** Tells when a refused TCP address listens again (mcp/transport/listenWatch.ts). */
-export interface ListenProbe {
-  within(ms: number): Promise<boolean>;
 }
 
 /** What reading a configuration file needs. */
@@ -44,14 +39,8 @@ export interface ScryptCost {
 export interface Platform {
   /** "node" where Node's APIs are there (Node, Bun, Deno), "neutral" elsewhere. */
   readonly name: "node" | "neutral";
-  /** A stdio server's transport: a child process. */
-  readonly stdioTransport?: (config: StdioServerConfig, probe: TransportProbe, stderr: StderrTail) => Transport;
-  /** A TCP probe for a refused HTTP server; without it, waits end on their timers. */
-  readonly listenProbe?: (url: URL, closing: AbortSignal) => ListenProbe;
   /** Configuration files: `loadMcpConfig(path)` and an `envFile`. */
   readonly files?: ConfigFiles;
-  /** Shared state on Redis (the fleet): loaded only when configured. */
-  readonly fleet?: () => Promise<typeof import("../fleet/FleetState.js")>;
   /** Where `${VAR}` is read and relative paths start, when the caller does not say. */
   env(): Readonly<Record<string, string | undefined>>;
   cwd(): string | undefined;

@@ -1,7 +1,8 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
 import { isControlFlow } from "../errors/controlFlow.js";
 import { isMcpToolError, type McpToolError } from "../errors/McpToolError.js";
-import type { EventHub, McpEvent, ProgressEvent } from "../events.js";
+import type { EventHub } from "../eventHub.js";
+import type { McpEvent, ProgressEvent } from "../events.js";
 import type { CallContext } from "../policy/abort.js";
 import type { Instrumentation } from "../policy/pipeline.js";
 import { EVENTS, OURS, SEMCONV } from "./attributes.js";

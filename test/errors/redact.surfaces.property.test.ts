@@ -25,7 +25,7 @@ import { isMcpToolError, McpToolError } from "../../src/errors/McpToolError.js";
 import { normalize, type NormalizeContext } from "../../src/errors/normalize.js";
 import { isReason, REASONS } from "../../src/errors/reasons.js";
 import { handleError, redactError, toModelReply, wrapToolError, type ModelTextOptions } from "../../src/errors/text.js";
-import { EventHub } from "../../src/events.js";
+import { EventHub } from "../../src/eventHub.js";
 import { ToolkitTelemetry } from "../../src/telemetry/ToolkitTelemetry.js";
 import { registerSdk, type TestSdk } from "../telemetry/sdk.js";
 

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { McpToolkitConfig, ServerConfig } from "../../src/index.js";
-import { startFromCatalogs, type SharedCatalogs } from "../../src/langchain/catalog.js";
+import type { SharedCatalogs } from "../../src/config/catalog.js";
+import { startFromCatalogs } from "../../src/langchain/catalog.js";
 import { Connection } from "../../src/mcp/session/Connection.js";
 import { credentialHash, identitiesReady } from "../../src/mcp/session/serverIdentity.js";
 

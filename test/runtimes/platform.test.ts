@@ -4,9 +4,13 @@
  * neutral async context works as AsyncLocalStorage does once the runtime has one.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { platform as neutral } from "../../src/platform/neutral.js";
 import { platform as node } from "../../src/platform/node.js";
+import { nodeOnly as nodeServices } from "../../src/nodeOnly/index.js";
+import { nodeOnly as noNodeServices } from "../../src/nodeOnly/neutral.js";
 
 const COST = { N: 1 << 10, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
@@ -22,8 +26,8 @@ describe("the neutral platform against Node's", () => {
   });
 
   it("has none of what needs Node", () => {
-    expect([neutral.stdioTransport, neutral.listenProbe, neutral.files, neutral.fleet]).toEqual([undefined, undefined, undefined, undefined]);
-    expect(node.stdioTransport && node.listenProbe && node.files && node.fleet).toBeTruthy();
+    expect([neutral.files, noNodeServices.stdioTransport, noNodeServices.listenProbe, noNodeServices.fleet]).toEqual([undefined, undefined, undefined, undefined]);
+    expect(node.files && nodeServices.stdioTransport && nodeServices.listenProbe && nodeServices.fleet).toBeTruthy();
   });
 
   it("keeps a store only for the synchronous part of a run without an AsyncLocalStorage, and across awaits once LangChain holds one", async () => {
@@ -52,5 +56,19 @@ describe("the neutral platform against Node's", () => {
       if (before === undefined) delete scope[key];
       else scope[key] = before;
     }
+  });
+});
+
+describe("the floor", () => {
+  it("src/platform/ imports nothing of ours from outside it: what the Node build adds is injected from above", () => {
+    const dir = join(import.meta.dirname, "../../src/platform");
+    const outside: string[] = [];
+    for (const file of readdirSync(dir).filter((name) => name.endsWith(".ts"))) {
+      const text = readFileSync(join(dir, file), "utf8");
+      for (const [, specifier] of text.matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)) {
+        if (specifier!.startsWith(".") && !specifier!.startsWith("./")) outside.push(`${file}: ${specifier}`);
+      }
+    }
+    expect(outside).toEqual([]);
   });
 });

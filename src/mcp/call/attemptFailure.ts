@@ -9,10 +9,10 @@ import { normalize, type NormalizeContext } from "../../errors/normalize.js";
 import { REASONS } from "../../errors/reasons.js";
 import type { CallContext } from "../../policy/abort.js";
 import type { AttemptScope } from "../../policy/TimeoutPolicy.js";
-import type { AttemptRecovery, Progress, ToolTarget } from "./callTool.js";
+import type { AttemptRecovery, ToolTarget } from "./callTool.js";
 import { StreamLostError, ToolkitClosedError, type Connection, type Lease } from "../session/Connection.js";
 import type { TaskCall } from "../tasks/taskCall.js";
-import { eraOf } from "../session/clients.js";
+import { eraOf, type Progress } from "../session/clients.js";
 
 /** What one attempt learnt on its way, read when it fails to classify the failure. */
 export interface AttemptFacts {

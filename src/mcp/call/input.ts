@@ -5,28 +5,10 @@
  * and the call is sent again with the answers. The toolkit runs those rounds itself, in the
  * tool call's own async context, so a handler may pause a LangGraph run with `interrupt()`.
  */
-import type { Client, ClientCapabilities, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
+import type { Client, ClientCapabilities, CreateMessageRequest, ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { InputContext, InputHandler } from "../../config/input.js";
 import { McpToolError } from "../../errors/McpToolError.js";
-import type { ProtocolEra } from "../session/clients.js";
-
-/** Where an input request comes from. */
-export interface InputContext {
-  serverName: string;
-  /** The tool whose call asked; unknown for a 2025-era request, which arrives on its own. */
-  toolName?: string;
-  era: ProtocolEra;
-  /** Aborts when the call gives up (its caller aborted, its timeout ran out). */
-  signal?: AbortSignal;
-}
-
-/** Answers a server's requests for input. Without one, the client declares no such capability. */
-export interface InputHandler {
-  /** An elicitation: a form to fill (`mode: "form"`) or a URL for a person to visit (`mode: "url"`). */
-  elicit?: (request: ElicitRequest["params"], context: InputContext) => Promise<ElicitResult>;
-  /** A model completion the server asks the client to make. */
-  sample?: (request: CreateMessageRequest["params"], context: InputContext) => Promise<CreateMessageResult>;
-}
 
 /** What the client declares for `handler`. */
 export function inputCapabilities(handler: InputHandler | undefined): ClientCapabilities {

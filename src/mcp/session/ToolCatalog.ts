@@ -7,7 +7,6 @@
 import type { Client } from "@modelcontextprotocol/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AnyClient } from "./clients.js";
-import type { Opened } from "./clientSource.js";
 import { readListing, remainingMs, type Listing } from "./catalogCache.js";
 import { watchTools } from "./toolWatch.js";
 
@@ -89,8 +88,8 @@ export class ToolCatalog {
     this.stopWatching = () => {};
   }
 
-  /** A connect's tools: with the listing it read, or `reused` from one that still held. */
-  connected(opened: Pick<Opened, "tools" | "listed" | "reused">): void {
+  /** A connect's tools (clientSource.ts's `Opened`): with the listing it read, or `reused` from one that still held. */
+  connected(opened: { tools: Tool[]; listed?: Listing; reused?: boolean }): void {
     this.tools = opened.tools;
     this.unlisted = opened.reused === true;
     if (opened.listed) this.took(opened.listed);

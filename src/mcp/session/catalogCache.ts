@@ -3,54 +3,14 @@
  * how long it holds (the 2026-07-28 result's `ttlMs`, else the server's `catalogTtlMs`), who
  * may share it (`cacheScope`) and the protocol era learnt on the way. A toolkit can start from
  * it without listing (langchain/catalog.ts), and a fleet can share it on Redis
- * (fleet/catalogStore.ts). Everything here is plain JSON, so it survives a file or a key.
+ * (fleet/catalogStore.ts). Its format, plain JSON that survives a file or a key, is
+ * config/catalog.ts's; reading one from a client, and starting a connect from it, is here.
  */
 import { MAX_CACHE_TTL_MS, type DiscoverResult, type PriorDiscovery } from "@modelcontextprotocol/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerCatalog } from "../../config/catalog.js";
 import type { EraSetting } from "../../config/index.js";
-import { eraOf, isV2Client, listAllTools, protocolVersionOf, type AnyClient, type ProtocolEra } from "./clients.js";
-
-/** The catalog format this version writes and reads. A catalog in another is ignored (the servers are listed). */
-export const CATALOG_VERSION = 1;
-
-/** One server's tools as `toolkit.catalog()` exports them. */
-export interface ServerCatalog {
-  /** The tools, as the server listed them. */
-  tools: Tool[];
-  /** When they were listed, in milliseconds since the epoch (the request's start). */
-  listedAt: number;
-  /**
-   * How long the list holds from `listedAt`, in milliseconds: the server's `ttlMs` (2026-07-28),
-   * or the server config's `catalogTtlMs` when the result carries none; at most 24 hours. 0: the
-   * entry is stale at once and a toolkit given it lists the server as usual.
-   */
-  ttlMs: number;
-  /** Did the server give `ttlMs` itself (2026-07-28), rather than the config's `catalogTtlMs` standing in? */
-  ttlFromServer?: boolean;
-  /** The result's `cacheScope`; `"private"` when it says none. A private list is kept for one set of credentials. */
-  cacheScope: "public" | "private";
-  /** The protocol version the listing connection spoke. */
-  protocolVersion?: string;
-  /** The era it spoke: a toolkit started from the entry connects in it without probing. */
-  era?: ProtocolEra;
-  /** The 2026-07-28 `server/discover` result: a connect from it sends no request of its own. */
-  discover?: Record<string, unknown>;
-  /**
-   * A digest of how the toolkit reached the server (transport, URL or command, headers, env): an
-   * entry is used only by a server config with the same digest. Never a secret itself, nor a fast
-   * hash of one: scrypt's (mcp/serverIdentity.ts), so a dictionary cannot cheaply recover a
-   * password from an exported catalog.
-   */
-  identity: string;
-}
-
-/** Every server's tools, as `toolkit.catalog()` exports them and `McpToolkit.connect({ catalog })` takes them. */
-export interface ToolkitCatalog {
-  /** The format; see `CATALOG_VERSION`. */
-  version: number;
-  /** By server name. */
-  servers: Record<string, ServerCatalog>;
-}
+import { eraOf, isV2Client, listAllTools, protocolVersionOf, type AnyClient } from "./clients.js";
 
 /** A listing as a connection keeps it: a catalog entry without the identity, which the config gives. */
 export type Listing = Omit<ServerCatalog, "identity">;
@@ -93,25 +53,6 @@ export function priorFor(listing: Listing, setting: EraSetting): PriorDiscovery 
   return undefined;
 }
 
-/** `value` as a catalog entry, or undefined when it is not one (hand-edited, or another format). */
-export function asServerCatalog(value: unknown): ServerCatalog | undefined {
-  if (!isRecord(value)) return undefined;
-  const { tools, listedAt, ttlMs, cacheScope, protocolVersion, era, discover, identity } = value;
-  if (!Array.isArray(tools) || !tools.every((t) => isRecord(t) && typeof t.name === "string")) return undefined;
-  if (!Number.isFinite(listedAt) || !Number.isFinite(ttlMs) || typeof identity !== "string") return undefined;
-  if (cacheScope !== "public" && cacheScope !== "private") return undefined;
-  if (protocolVersion !== undefined && typeof protocolVersion !== "string") return undefined;
-  if (era !== undefined && era !== "modern" && era !== "legacy") return undefined;
-  if (discover !== undefined && !isRecord(discover)) return undefined;
-  return value as unknown as ServerCatalog;
-}
-
-/** The entries of a catalog in this format; none for anything else. */
-export function catalogEntries(catalog: unknown): Record<string, unknown> {
-  if (!isRecord(catalog) || catalog.version !== CATALOG_VERSION || !isRecord(catalog.servers)) return {};
-  return catalog.servers;
-}
-
 function eraFacts(client: AnyClient): Pick<Listing, "protocolVersion" | "era" | "discover"> {
   const protocolVersion = protocolVersionOf(client);
   const era = eraOf(client);
@@ -126,8 +67,4 @@ function eraFacts(client: AnyClient): Pick<Listing, "protocolVersion" | "era" | 
 /** A server cannot pin a list for longer than the SDK's own cache honours (24 h), nor below 0. */
 function boundedTtl(ms: number): number {
   return Number.isFinite(ms) ? Math.min(MAX_CACHE_TTL_MS, Math.max(0, Math.floor(ms))) : 0;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

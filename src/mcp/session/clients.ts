@@ -5,15 +5,19 @@
  * v2's `callTool(params, options)`.
  */
 import type { Client as V2Client } from "@modelcontextprotocol/client";
-import type { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { AnyClient, ProtocolEra } from "../../config/clients.js";
 
-/** A connected client of either SDK line. */
-export type AnyClient = V1Client | V2Client;
+// Named by the `client` option, so the configuration holds them; the rest of mcp/ reads them here.
+export type { AnyClient, ProtocolEra };
 
-/** The protocol era a connection speaks: `modern` is 2026-07-28 and later, `legacy` the 2025 revisions. */
-export type ProtocolEra = "modern" | "legacy";
+/** One `notifications/progress` of a call (or of the task that runs it). */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
 
 /** What a tool call passes to the SDK besides its params. */
 export interface CallOptions {

@@ -8,12 +8,13 @@ import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamable
 import { McpConfigError, type EraSetting, type ServerConfig, type StdioServerConfig } from "../../config/index.js";
 import { TransportFallbackError } from "../../errors/classify/fallback.js";
 import { jsonRpcErrorIn } from "../../errors/classify/http.js";
-import { answerRequests, inputCapabilities, type InputHandler } from "../call/input.js";
+import type { InputHandler } from "../../config/input.js";
+import { answerRequests, inputCapabilities } from "../call/input.js";
 import { McpToolError } from "../../errors/McpToolError.js";
 import { withDeadline } from "../../policy/abort.js";
 import type { ClientRequests } from "../call/ClientRequests.js";
-import { platform } from "../../platform/index.js";
 import { sseTransport, streamableTransport, type StderrTail, type TransportProbe } from "../transport/transports.js";
+import type { NodeTransports } from "../transport/nodeTransports.js";
 
 /** Set when a connect ran out of time, so the attempt still running installs nothing. */
 export interface ConnectAttempt {
@@ -96,12 +97,13 @@ export async function connectTransport(
   config: Exclude<ServerConfig, { client: unknown }>,
   probe: TransportProbe,
   stderr: StderrTail,
+  stdio: NodeTransports["stdioTransport"],
   pending: PendingTransport,
   choice: EraChoice,
   newLegacyClient: () => Client,
 ): Promise<{ client: Client; transport: Transport }> {
   const prior = choice.prior ? { prior: choice.prior } : {};
-  if (config.transport === "stdio") return { client, transport: await connectOrClose(client, stdioOf(config, probe, stderr), pending, prior) };
+  if (config.transport === "stdio") return { client, transport: await connectOrClose(client, stdioOf(stdio, config, probe, stderr), pending, prior) };
   if (config.transport === "sse") {
     const legacy = newLegacyClient();
     return { client: legacy, transport: await connectOrClose(legacy, sseTransport(config, probe), pending, {}) };
@@ -153,8 +155,8 @@ async function connectOrClose(client: Client, transport: Transport, pending: Pen
   }
 }
 
-/** A stdio server's transport, where the runtime can start one (config/platform.ts refuses it earlier elsewhere). */
-function stdioOf(config: StdioServerConfig, probe: TransportProbe, stderr: StderrTail): Transport {
-  if (!platform.stdioTransport) throw new McpConfigError("command", "stdio servers start a process, which needs Node (or Bun, Deno): reach this server over HTTP here");
-  return platform.stdioTransport(config, probe, stderr);
+/** A stdio server's transport, where the runtime can start one (nodeOnly/runtimeCheck.ts refuses it earlier elsewhere). */
+function stdioOf(open: NodeTransports["stdioTransport"], config: StdioServerConfig, probe: TransportProbe, stderr: StderrTail): Transport {
+  if (!open) throw new McpConfigError("command", "stdio servers start a process, which needs Node (or Bun, Deno): reach this server over HTTP here");
+  return open(config, probe, stderr);
 }

@@ -7,8 +7,7 @@
  * notifications are taken off the transport before the client sees them.
  */
 import { ProtocolError, SdkError, SdkErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/client";
-import type { Progress } from "../call/callTool.js";
-import { type AnyClient, isV2Client, protocolVersionOf, transportOf } from "../session/clients.js";
+import { type AnyClient, isV2Client, type Progress, protocolVersionOf, transportOf } from "../session/clients.js";
 import { outboundEnvelopeOf } from "../transport/sdkInternals.js";
 
 export const TASKS_EXTENSION_ID = "io.modelcontextprotocol/tasks";

@@ -19,9 +19,9 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { McpToolError } from "../../errors/McpToolError.js";
 import { raceAbort } from "../../policy/abort.js";
-import type { Progress } from "../call/callTool.js";
-import { type AnyClient, eraOf } from "../session/clients.js";
-import { answerInputRequest, withInputRounds, type InputContext, type InputHandler, type InputRounds } from "../call/input.js";
+import { type AnyClient, eraOf, type Progress } from "../session/clients.js";
+import type { InputContext, InputHandler } from "../../config/input.js";
+import { answerInputRequest, withInputRounds, type InputRounds } from "../call/input.js";
 import { rawChannel, TASKS_EXTENSION_ID, type RawRequestOptions, type RequestHeaders } from "./rawChannel.js";
 
 export { TASKS_EXTENSION_ID };

@@ -7,6 +7,8 @@
  * It only shortens waits that a refusal began (the breaker's open period, a call's retry
  * backoff): those would otherwise end on their timers, up to hundreds of milliseconds after the
  * server listens, and a restarted server's first answer would wait for nothing.
+ *
+ * Node-only (`node:net`): only src/nodeOnly/index.ts imports this file.
  */
 import { connect } from "node:net";
 import { sleep } from "../../policy/abort.js";

@@ -1,7 +1,6 @@
 /**
  * stdio servers: a child process per connection. Node-only (it needs `node:child_process`), so
- * only the Node platform (src/platform/node.ts) imports this file; the runtime-neutral build
- * never reaches it.
+ * only src/nodeOnly/index.ts imports this file; the runtime-neutral build never reaches it.
  */
 import type { ChildProcess } from "node:child_process";
 import { serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
