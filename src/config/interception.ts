@@ -36,10 +36,14 @@ export interface BeforeToolCall {
   /** The arguments to send instead. */
   args?: Record<string, unknown>;
   /**
-   * HTTP headers for this call's requests only, over the server's `headers`: sent on every send of
-   * the call (re-sends included) by http and sse servers, and by a v2 SDK client you hold over
-   * streamable HTTP. Where they cannot be sent (stdio; a v1 client or an SSE client you hold),
-   * the call fails `interceptor_error`, not_sent: it is never sent without them.
+   * HTTP headers for this call's requests only, set over the server's `headers` (a user's
+   * `Authorization` over the server's own): every name, `Authorization` and `DPoP` included, reaches
+   * the server on every send of the call (retries, re-sends, a relisted tool's) over http and sse
+   * servers. Where one cannot be sent as given, the call fails `interceptor_error`, not_sent, the
+   * message naming the header: stdio (no headers), a v1 client you hold (none), a v2 client you
+   * hold (its transport drops `Authorization` and `DPoP`), and the names the protocol sets itself
+   * (`Content-Type`, `Mcp-Session-Id`, `Mcp-Protocol-Version`, `Mcp-Method`, `Mcp-Name`). A call
+   * is never sent without them, nor under other credentials.
    */
   headers?: Record<string, string>;
   /** Entries for the request's `_meta`. */

@@ -8,7 +8,6 @@
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import type { ExitInfo, HttpResponseFacts } from "../../errors/normalize.js";
-import { McpToolError } from "../../errors/McpToolError.js";
 import { StreamLostError } from "../session/connectionEnds.js";
 import type { TransportProbe } from "../transport/transports.js";
 
@@ -27,11 +26,13 @@ export interface SentRequest {
 
 /**
  * How a request's own HTTP headers (a `beforeToolCall`'s) reach the server over this client:
- * `options`, in the request's send options (the v2 client hands them to its transport, which adds
- * them to that request's POST); `none` where they cannot (stdio has no headers; a user's client
- * whose transport takes none): such a call is refused unsent, never sent without them.
+ * `fetch`, added by the toolkit's own fetch to that request's POST (our HTTP transports: every
+ * name, Authorization and DPoP included); `options`, in the request's send options, which a v2
+ * client you hold hands to its streamable transport (it drops the names it reserves); `none` where
+ * they cannot (stdio has no headers; a user's client whose transport takes none). A call whose
+ * header cannot be carried is refused unsent, never sent without it (CallContract.identityFor).
  */
-export type HeaderRoute = "options" | "none";
+export type HeaderRoute = "fetch" | "options" | "none";
 
 export class ClientRequests implements TransportProbe {
   exit?: ExitInfo;
@@ -42,8 +43,8 @@ export class ClientRequests implements TransportProbe {
   reportsIds = false;
   readonly responses = new Map<number | string, HttpResponseFacts>();
   /**
-   * Headers by request id, for the one request being written: the legacy SSE transport's POST,
-   * and a task's raw channel. Added by this client's fetch to that request's POST alone.
+   * Headers by request id, for the one request being written (a call's per-call headers, on our
+   * HTTP transports and a task's raw channel): added by this client's fetch to that request's POST alone.
    */
   readonly requestHeaders = new Map<number | string, Record<string, string>>();
   abandon?: (id: number) => void;
@@ -119,14 +120,4 @@ export class ClientRequests implements TransportProbe {
   endRequests(reason: unknown): void {
     for (const request of this.sent.values()) request.scope.abort(reason);
   }
-}
-
-/** A `beforeToolCall` set headers for a call whose transport cannot carry them: refused, unsent. */
-export function headersNotCarried(serverName: string, stdio: boolean): McpToolError {
-  const over = stdio ? "over stdio, which has no HTTP headers" : "through a client whose transport takes no per-request headers (a v2 SDK client over streamable HTTP or SSE does)";
-  return McpToolError.of("interceptor_error", `beforeToolCall set HTTP headers for this call, but server '${serverName}' is reached ${over}; the call was not sent without them.`, {
-    serverName,
-    outcome: "not_sent",
-    transient: false,
-  });
 }

@@ -1,5 +1,4 @@
 import type { Transport } from "@modelcontextprotocol/client";
-import type { TransportProbe } from "../transport/transports.js";
 
 /**
  * Which JSON-RPC ids a tool call's requests went out under. The v2 client awaits before it
@@ -20,8 +19,11 @@ export function requestMark(sent: (id: number) => void): (token: string) => void
   };
 }
 
-/** Tells each request's mark the id the request is written under; the client's `probe` learns that its requests are told. */
-export function tagRequests<T extends Transport>(transport: T, probe: TransportProbe): T {
+/**
+ * Tells each request's mark the id the request is written under; the client's `probe`
+ * (transport/transports.ts `TransportProbe`) learns that its requests are told.
+ */
+export function tagRequests<T extends Transport>(transport: T, probe: { reportsIds?: boolean }): T {
   probe.reportsIds = true;
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {

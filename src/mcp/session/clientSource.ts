@@ -14,6 +14,7 @@ import { EraMemory, eraSetting, probeTimeoutMs } from "./era.js";
 import type { ServerLogs } from "./serverLogs.js";
 import type { ToolCatalog } from "./ToolCatalog.js";
 import type { StderrTail } from "../transport/transports.js";
+import type { NodeTransports } from "../transport/nodeTransports.js";
 import { ClientRequests } from "../call/ClientRequests.js";
 
 /** A client opened and listed, not yet the connection's: `adopt` makes it so. */
@@ -78,6 +79,8 @@ export class OwnClient implements ClientSource {
     /** A client's legacy SSE event stream broke (its requests are already ended). */
     private readonly onEventStreamLost: (transport: Transport, error: unknown) => void,
     private readonly stderr: StderrTail,
+    /** Starts a stdio server's process; absent where the runtime cannot. */
+    private readonly stdio: NodeTransports["stdioTransport"],
     private readonly catalog: ToolCatalog,
     private readonly logs: ServerLogs,
     private readonly connectTimeoutMs: number,
@@ -190,7 +193,7 @@ export class OwnClient implements ClientSource {
     const open = (choice: EraChoice) => {
       const client = newClient(this.clientInfo, choice, probeMs, input);
       const legacy = () => newClient(this.clientInfo, { era: "legacy" }, probeMs, input);
-      return connectTransport(client, config, requests, this.stderr, this.pending, choice, legacy);
+      return connectTransport(client, config, requests, this.stderr, this.stdio, this.pending, choice, legacy);
     };
     return this.eras.open(eraSetting(config), attempt, open, () => requests.responses.clear());
   }
@@ -214,7 +217,8 @@ export class UserClient implements ClientSource {
     const transport = transportOf(this.client);
     if (!transport) throw new Error("Not connected");
     // The user's transport reports nothing to it. A v2 client hands a request's own headers to its
-    // transport; only the streamable HTTP transport sends them (its SSE and stdio ones do not).
+    // transport; only the streamable HTTP transport sends them (its SSE and stdio ones do not), and
+    // it drops the names it reserves (Authorization, DPoP): CallContract.identityFor refuses those.
     const requests = new ClientRequests();
     if (isV2Client(this.client) && typeof (transport as { terminateSession?: unknown }).terminateSession === "function") requests.headerRoute = "options";
     return { client: this.client, transport, requests, tools: await listAllTools(this.client) };

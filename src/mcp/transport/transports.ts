@@ -1,4 +1,4 @@
-import { SSEClientTransport, SseError, type FetchLike, type JSONRPCMessage, type TransportSendOptions, type SSEClientTransportOptions, type StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client";
+import { SSEClientTransport, SseError, type FetchLike, type SSEClientTransportOptions, type StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client";
 import { DEFAULT_STDERR_LINES, type HttpServerConfig, type SseServerConfig } from "../../config/index.js";
 import type { ExitInfo, HttpResponseFacts } from "../../errors/normalize.js";
 import { AnswerWatchingTransport } from "./answerStreams.js";
@@ -17,7 +17,7 @@ export interface TransportProbe extends ActivityClock {
    */
   readonly requestHeaders?: Map<number | string, Record<string, string>>;
   /** How a request's own headers reach the server (ClientRequests.ts); set by a transport that carries them. */
-  headerRoute?: "options" | "none";
+  headerRoute?: "fetch" | "options" | "none";
   /** Set by our own transports, which tell each request's `onresumptiontoken` its id (call/requestScope.ts). */
   reportsIds?: boolean;
   /**
@@ -105,15 +105,38 @@ function httpOptions(config: HttpServerConfig | SseServerConfig, probe: Transpor
  */
 const RESUME = { initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 2, maxReconnectionDelay: 1000, maxRetries: 2 };
 
+/**
+ * Carries a request's own headers (a call's identity: its `beforeToolCall` headers) to its POST:
+ * they wait under its id in `probe.requestHeaders` while it is written, and this client's fetch
+ * (httpProbe.ts) sets them over the server's. The SDK's streamable transport drops `Authorization`,
+ * `DPoP` and the `mcp-*` names from a request's `headers` option without a word, and its SSE
+ * transport ignores the option: through this one route every name reaches the server on both.
+ */
+function carryRequestHeaders<T extends Transport>(transport: T, probe: TransportProbe): T {
+  const waiting = probe.requestHeaders;
+  if (!waiting) return transport;
+  probe.headerRoute = "fetch";
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    const headers = options?.headers as Record<string, string> | undefined;
+    const id = headers && "method" in message && "id" in message ? message.id : undefined;
+    if (id === undefined || id === null) return send(message, options);
+    const { headers: _carried, ...rest } = options!;
+    waiting.set(id, headers!);
+    return send(message, rest).finally(() => {
+      if (waiting.get(id) === headers) waiting.delete(id);
+    });
+  };
+  return transport;
+}
+
 export function streamableTransport(config: HttpServerConfig, probe: TransportProbe): StreamableHTTPClientTransport {
-  // The SDK's transport adds a request's `headers` send option to its POST.
-  probe.headerRoute = "options";
   const transport = new AnswerWatchingTransport(
     new URL(String(config.url)),
     { ...httpOptions(config, probe), reconnectionOptions: RESUME },
     probe,
   );
-  return tagRequests(transport, probe);
+  return tagRequests(carryRequestHeaders(transport, probe), probe);
 }
 
 /**
@@ -128,7 +151,6 @@ class WatchedSseTransport extends SSEClientTransport {
 
   constructor(url: URL, options: SSEClientTransportOptions, private readonly probe: TransportProbe) {
     super(url, options);
-    probe.headerRoute = "options";
     // Set before the client connects, which calls it first and then its own.
     this.onerror = (error) => {
       if (!this.started || !(error instanceof SseError)) return;
@@ -162,18 +184,6 @@ class WatchedSseTransport extends SSEClientTransport {
 
   /** Is the connection hearing of the lost stream right now (see `close`)? */
   private hearingLoss = false;
-
-  /** The SDK's SSE transport ignores a request's `headers` send option: this client's fetch adds them to that POST. */
-  override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const id = options?.headers && "method" in message && "id" in message ? message.id : undefined;
-    if (id === undefined || !options?.headers) return super.send(message);
-    this.probe.requestHeaders?.set(id, { ...options.headers });
-    try {
-      await super.send(message);
-    } finally {
-      this.probe.requestHeaders?.delete(id);
-    }
-  }
 }
 
 export function sseTransport(config: HttpServerConfig | SseServerConfig, probe: TransportProbe): SSEClientTransport {
@@ -182,5 +192,5 @@ export function sseTransport(config: HttpServerConfig | SseServerConfig, probe: 
     httpOptions(config, probe),
     probe,
   );
-  return tagRequests(transport, probe);
+  return tagRequests(carryRequestHeaders(transport, probe), probe);
 }
