@@ -59,6 +59,7 @@ export type {
 } from "./schema.js";
 export type { AfterToolCallHook, BeforeToolCall, BeforeToolCallHook, ToolCallContext } from "./interception.js";
 export { McpConfigError, validateConfig } from "./validate.js";
+export { derivedDeadlineMs } from "./policies.js";
 export { loadMcpConfig, type LoadMcpConfigOptions } from "./load.js";
 
 type Shape = Readonly<Record<string, z.ZodType>>;

@@ -28,7 +28,8 @@ const retryFields = options({
    * The longest wait a server may ask for (`data.retryAfterMs`, preferred, or a Retry-After
    * header), in milliseconds. A call waits at least what was asked, plus a little jitter, never
    * less; a longer wait is implausible or too long for this call, and the call fails at once
-   * with the wait named in its message. @default 60000
+   * with the wait named in its message, while the server is held back (the Retry-After gate, the
+   * throttle, the fleet) for this long at most. @default 60000
    */
   maxRetryAfterMs: number({ infinite: true }).default(60_000),
   /** The backoff's growth per attempt. @default 2 */
@@ -167,6 +168,21 @@ export const ToolPolicySchema = options({
   resetTimeoutOnProgress: flag().default(false),
   /** A hard cap on one attempt even with progress; the server is sent a cancellation. */
   maxTotalTimeoutMs: number({ min: 1 }).optional(),
+  /**
+   * The longest the whole call may take, in milliseconds: every attempt, backoff, queue, gate,
+   * reconnect and fallback. At the deadline the call settles at once with the last failure it met
+   * (or `request_timeout`), `data.deadline: true`, and each send tells the server the time left in
+   * `_meta["langchain-mcp-errors/deadline"]`. A LangChain `signal` or `timeout` and a LangGraph
+   * step's timeout end it sooner; nothing lengthens it. Unset, the server's `deadlineMs` applies,
+   * else the toolkit's, else it is derived from the policy (see {@link derivedDeadlineMs}: 105000
+   * with every default).
+   */
+  deadlineMs: number({ min: 1, infinite: true }).optional(),
+  /**
+   * The least time an attempt needs, in milliseconds: one that would start with less of the call's
+   * deadline left is not sent, and the call settles at once. @default 100
+   */
+  minAttemptMs: number().default(100),
   /** A server name, or a function that answers instead. Unset, the server's `fallback` applies. */
   fallback: custom<string | FallbackFunction>("a server name or a function", (v) => typeof v === "string" || typeof v === "function").optional(),
   /** Overrides the tool's annotations: is repeating this tool harmless? */
@@ -221,3 +237,22 @@ export type BeforeFallback = (toolName: string, args: Record<string, unknown>, e
 
 /** A retry policy with every default applied, as the pipeline runs it. */
 export type ResolvedRetry = z.output<typeof RetryOptionsSchema>;
+
+/**
+ * A call's deadline when no layer sets `deadlineMs`: the longest the call takes when every attempt
+ * runs to its own bound and waits its longest before it (a backoff, a half-open test, a listen
+ * watch: `maxTimeout`), `(attempt + maxTimeout) × (retries + 1)` (35000 × 3 = 105000 ms with every
+ * default). An attempt's bound is its
+ * `timeoutMs` (its `maxTotalTimeoutMs` where that is shorter), or with `resetTimeoutOnProgress`
+ * its `maxTotalTimeoutMs`, and none without one: a tool kept alive by progress is not cut. So the
+ * default deadline never ends a call the other policies would let go on; it ends the waits they
+ * leave unbounded (a Retry-After up to `maxRetryAfterMs`, a throttle's pause, a fallback server's
+ * own retries), as gRPC's one deadline over retries (gRFC A6) and Envoy's route timeout over
+ * `per_try_timeout` do.
+ */
+export function derivedDeadlineMs(policy: { timeoutMs: number; resetTimeoutOnProgress: boolean; maxTotalTimeoutMs?: number | undefined; retry: { retries: number; maxTimeout: number } }): number {
+  const cap = policy.maxTotalTimeoutMs ?? Number.POSITIVE_INFINITY;
+  const attempt = policy.resetTimeoutOnProgress ? cap : Math.min(policy.timeoutMs, cap);
+  const { retries, maxTimeout } = policy.retry;
+  return (attempt + maxTimeout) * (retries + 1);
+}

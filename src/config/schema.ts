@@ -8,7 +8,7 @@
  * layers (defaults < toolkit < server < tool keys), each overriding only what it sets.
  */
 import { z } from "zod";
-import type { ToolkitCatalog } from "../mcp/session/catalogCache.js";
+import type { ToolkitCatalog } from "./catalog.js";
 import type { AfterToolCallHook, BeforeToolCallHook } from "./interception.js";
 import type { McpEventListener } from "../events.js";
 import { BreakerOptionsSchema, ErrorOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema, ThrottleSettingSchema, ToolPolicySchema, type BeforeFallback } from "./policies.js";
@@ -59,6 +59,12 @@ export const McpToolkitConfigSchema = options({
   throttle: ThrottleSettingSchema.optional(),
   /** Per-attempt timeout for every tool, in milliseconds, under server and tool policies. @default 30000 */
   timeoutMs: number({ min: 1 }).default(30_000),
+  /**
+   * The longest a whole call may take, in milliseconds, for every tool under server and tool
+   * policies (see the tool policy's `deadlineMs`). Unset, each tool's is derived from its policy:
+   * 105000 with every default.
+   */
+  deadlineMs: number({ min: 1, infinite: true }).optional(),
   /**
    * The longest text of a successful result the model reads, in characters; the rest is cut
    * with a note, and the whole text stays in the tool message's artifact. @default 100000

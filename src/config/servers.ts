@@ -8,8 +8,8 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { isReason, type Reason } from "../errors/reasons.js";
-import type { AnyClient } from "../mcp/session/clients.js";
-import type { InputHandler } from "../mcp/call/input.js";
+import type { AnyClient } from "./clients.js";
+import type { InputHandler } from "./input.js";
 import { BreakerOptionsSchema, ReconnectOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema, ThrottleSettingSchema } from "./policies.js";
 import { custom, expected, flag, fn, httpUrl, isObject, nonEmptyText, number, oneOf, options, stringArray, stringRecord, text } from "./fields.js";
 
@@ -28,6 +28,11 @@ const serverOptions = {
    * Unset, the toolkit's `timeoutMs` applies.
    */
   timeoutMs: number({ min: 1 }).optional(),
+  /**
+   * The longest a whole call of this server's tools may take, in milliseconds; a tool policy may
+   * override it. Unset, the toolkit's `deadlineMs` applies, else one derived from each tool's policy.
+   */
+  deadlineMs: number({ min: 1, infinite: true }).optional(),
   /** Count MCP tool annotations (`readOnlyHint`, `idempotentHint`) as true. @default false */
   trustAnnotations: flag().default(false),
   /** How this server's own JSON-RPC codes are read, for example `{ [-32003]: { reason: "rate_limited" } }`. */

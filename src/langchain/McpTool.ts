@@ -73,8 +73,6 @@ export class McpTool extends StructuredTool {
   override schema: StructuredTool["schema"];
   declare metadata: McpToolMetadata;
   private readonly execute: ToolExecutor;
-  /** The executor of a call nobody listens to: see `run`. */
-  private readonly executeUnheard: ToolExecutor;
   private readonly errorMode: "return" | "throw";
   private readonly redactor: Redactor;
   private readonly toError: (error: unknown) => McpToolError;
@@ -87,7 +85,6 @@ export class McpTool extends StructuredTool {
     this.description = fields.description;
     this.schema = fields.schema;
     this.execute = fields.execute(this.rejected);
-    this.executeUnheard = fields.execute(this.classified);
     this.errorMode = fields.errorMode ?? "return";
     this.redactor = fields.redactor;
     this.toError = fields.normalize ?? ((error) => normalize(error, { toolName: this.name, ...(this.metadata.serverName ? { serverName: this.metadata.serverName } : {}) }));
@@ -199,15 +196,6 @@ export class McpTool extends StructuredTool {
     throw safe;
   };
 
-  /**
-   * What the call rejects with when it failed and nobody hears the run: the classified error.
-   * Nothing sees it between here and `failed`, which redacts it once into the model's reply.
-   */
-  private readonly classified = (thrown: unknown): never => {
-    if (isControlFlow(thrown)) throw thrown;
-    throw this.classify(thrown, undefined);
-  };
-
   private run(args: Record<string, unknown>, runManager: CallbackManagerForToolRun | undefined, config: ToolRunnableConfig | undefined): Promise<[unknown, unknown]> {
     // Only when someone listens (a callback handler, a tracer, OpenTelemetry) is the run carried
     // along in the async context, so that retries, fallbacks, reconnects and progress are
@@ -215,11 +203,7 @@ export class McpTool extends StructuredTool {
     // the call's progress, which reaches it through the call's config (ToolCall.progressHere).
     // Entering one costs every promise of the call a hook (about 7 µs on a failed call, measured).
     const listening = runManager !== undefined && runManager.handlers.length > 0;
-    // With nobody listening, a failure needs no redacted copy for the callbacks: `failed` redacts
-    // it once, into the model's reply. Measured over stdio, a ToolNode's tool window against
-    // making the copy, paired per round: a JSON-RPC error 0.94-1.03 over six runs (median 0.98),
-    // an isError answer 0.85-0.98 over three (issue 33's error goals are ours/adapters <= 1.15).
-    if (!listening && !telemetryOn()) return this.executeUnheard(args, config);
+    if (!listening && !telemetryOn()) return this.execute(args, config);
     const run: ToolRun = { ...(listening ? { runManager } : {}), ...toolRunOf(config) };
     return withToolRun(run, () => this.execute(args, config));
   }

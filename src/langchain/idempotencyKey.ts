@@ -3,8 +3,7 @@
  * that takes one: the key is the toolkit's to make, never the model's to invent.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { IDEMPOTENCY_CAPABILITY, KEY_PROPERTIES } from "../errors/idempotency.js";
-import type { Connection } from "../mcp/session/Connection.js";
+import { KEY_PROPERTIES } from "../errors/idempotency.js";
 
 /**
  * The tool's key property: the one its policy names, else `idempotency_key` or `idempotencyKey`
@@ -31,14 +30,4 @@ export function withoutKeyProperty<S extends Record<string, unknown>>(schema: S,
   }
   if (needed) out.required = (required as unknown[]).filter((name) => name !== property);
   return out as S;
-}
-
-/**
- * Has the server, as connected now, declared that it honours the key in `_meta` for every tool?
- * Asked at each send: a server may lose the capability across a restart, and a send that goes
- * out before a connection is made does not count on it.
- */
-export function honoursKeys(connection: Connection): boolean {
-  const experimental = connection.current()?.client.getServerCapabilities()?.experimental as Record<string, unknown> | undefined;
-  return experimental !== undefined && experimental !== null && experimental[IDEMPOTENCY_CAPABILITY] !== undefined;
 }

@@ -11,14 +11,14 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { AfterToolCallHook, BeforeToolCall, BeforeToolCallHook, ToolCallContext } from "../config/interception.js";
 import { isControlFlow } from "../errors/controlFlow.js";
 import { mayResend } from "../errors/safeRepeat.js";
-import { callToolOnce, type AttemptRecovery, type Progress, type ToolTarget } from "../mcp/call/callTool.js";
+import { callToolOnce, type AttemptRecovery, type ToolTarget } from "../mcp/call/callTool.js";
+import type { Progress } from "../mcp/session/clients.js";
 import type { TaskCall, TaskPolicy } from "../mcp/tasks/taskCall.js";
 import { cancelled, type CallContext } from "../policy/abort.js";
 import type { PipelineSpec } from "../policy/pipeline.js";
 import type { ResolvedPolicy, ToolIdentity } from "../policy/resolve.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
-import { IDEMPOTENCY_KEY_META } from "../errors/idempotency.js";
-import { honoursKeys } from "./idempotencyKey.js";
+import type { CallContract } from "../mcp/call/CallContract.js";
 import { toolRunOf, type ToolRun } from "./runEvents.js";
 
 /** What the toolkit keeps per tool, resolved once when the tool is built. */
@@ -81,13 +81,10 @@ export class ToolCall implements TaskCall, AttemptRecovery {
     private readonly args: Record<string, unknown>,
     private readonly signal: AbortSignal | undefined,
     private readonly context: CallContext,
+    /** What the call promised at its start (its key, its deadline): every send reads it. */
+    readonly contract: CallContract,
     /** The LangChain config the tool was invoked with, for the interception hooks. */
     private readonly config?: RunnableConfig,
-    /**
-     * The call's idempotency key, made on its first keyed send and the same on every send after
-     * (retries, re-sends); a fallback's call is given its primary's.
-     */
-    private key?: string,
   ) {}
 
   // TaskCall's fields are read from the tool's runtime, not copied into every call.
@@ -121,24 +118,21 @@ export class ToolCall implements TaskCall, AttemptRecovery {
    * `afterToolCall` on each answer.
    */
   private sendOnce(scope: AttemptScope, n: number, meta: Record<string, string> | undefined): Promise<CallToolResult> {
-    const { runtime } = this;
-    // `idempotencyKey: false` keeps a tool's calls unkeyed even on a server that says it honours keys.
-    const keyed = runtime.keyProperty !== undefined || (runtime.policy.idempotencyKey !== false && honoursKeys(runtime.target.connection));
-    if (keyed) {
-      // The global Web Crypto (Node 20, workerd, Deno, Bun, browsers), not node:crypto.
-      this.key ??= crypto.randomUUID();
-      meta = { ...meta, [IDEMPOTENCY_KEY_META]: this.key };
-    }
+    const { runtime, contract } = this;
+    // Decided once, on the call's first send (or its first send that has a client, for a server
+    // that never connected yet); the send stamps the key into `_meta` as it goes (callTool.ts).
+    const key = contract.keyFor(runtime.target.connection);
     const sent = runtime.intercept
       ? this.intercepted(runtime.intercept, scope, n, meta)
       : callToolOnce(runtime.target, this.withKey(this.args), scope, n, this.context, this.signal, meta, this, this.progressHere());
-    return keyed ? sent.catch((error: unknown) => this.keyedFailure(error)) : sent;
+    // A call whose key is decided only once it has a client may turn out keyed too.
+    return key !== undefined || contract.keyUndecided ? sent.catch((error: unknown) => this.keyedFailure(error)) : sent;
   }
 
   /** The arguments as sent: the key in the tool's key property (the model's own value, if it sent one, is replaced). */
   private withKey(args: Record<string, unknown>): Record<string, unknown> {
     const property = this.runtime.keyProperty;
-    return property === undefined ? args : { ...args, [property]: this.key };
+    return property === undefined ? args : { ...args, [property]: this.contract.key };
   }
 
   /**
@@ -148,9 +142,10 @@ export class ToolCall implements TaskCall, AttemptRecovery {
    * so that the model is not told a write that may have happened certainly did not.
    */
   private keyedFailure(error: unknown): never {
-    if (!isMcpToolError(error)) throw error;
+    const key = this.contract.key;
+    if (!isMcpToolError(error) || key === undefined) throw error;
     const data = error.data;
-    const keyed = typeof data === "object" && data !== null && !Array.isArray(data) ? { ...(data as Record<string, unknown>), idempotencyKey: this.key } : data === undefined ? { idempotencyKey: this.key } : { data, idempotencyKey: this.key };
+    const keyed = typeof data === "object" && data !== null && !Array.isArray(data) ? { ...(data as Record<string, unknown>), idempotencyKey: key } : data === undefined ? { idempotencyKey: key } : { data, idempotencyKey: key };
     const outcome = error.outcome === "not_sent" && this.mayHaveRun ? "unknown" : error.outcome;
     if (error.outcome !== "not_sent") this.mayHaveRun = true;
     throw error.with({ data: keyed, outcome });
@@ -169,7 +164,7 @@ export class ToolCall implements TaskCall, AttemptRecovery {
       mcpName: identity.mcpName,
       args: this.args,
       attempt: n,
-      ...(this.key !== undefined ? { idempotencyKey: this.key } : {}),
+      ...(this.contract.key !== undefined ? { idempotencyKey: this.contract.key } : {}),
       ...(this.config ? { config: this.config } : {}),
       signal: scope.signal,
     };

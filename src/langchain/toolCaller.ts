@@ -8,14 +8,16 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_MAX_RESULT_LENGTH, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import type { Redactor } from "../errors/redactor.js";
-import type { EventHub, ProgressEvent } from "../events.js";
-import type { Progress } from "../mcp/call/callTool.js";
+import type { EventHub } from "../eventHub.js";
+import type { ProgressEvent } from "../events.js";
+import type { Progress } from "../mcp/session/clients.js";
 import type { Connection } from "../mcp/session/Connection.js";
 import { convertResult, withFallbackNote } from "../mcp/call/content.js";
 import type { CallContext } from "../policy/abort.js";
 import { begin } from "../policy/chain.js";
 import { functionFallback, type Fallback, type WithFallback } from "../policy/FallbackPolicy.js";
 import { runPipeline, type PipelineSpec, type ToolkitGuards } from "../policy/pipeline.js";
+import { CallContract } from "../mcp/call/CallContract.js";
 import { resolvePolicy, type ToolIdentity } from "../policy/resolve.js";
 import { telemetryOn } from "../telemetry/otel.js";
 import type { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
@@ -155,20 +157,26 @@ export class ToolCaller {
   private readonly toolReply = ({ value, fallback }: WithFallback<CallToolResult>): [unknown, unknown] =>
     withFallbackNote(convertResult(value, this.parts.config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH), fallback);
 
-  /** One call of a tool: the pipeline, with the server's breaker, the tool's fallback, and events. */
-  private call(runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, nested = false, config?: RunnableConfig, key?: string): Promise<WithFallback<CallToolResult>> {
+  /**
+   * One call of a tool: the pipeline, with the server's breaker, the tool's fallback, and events.
+   * Its contract (its deadline, how it is keyed) is made here, once; a fallback server's call runs
+   * inside its primary's (`outer`): never past its deadline, and with its key.
+   */
+  private call(runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, nested = false, config?: RunnableConfig, outer?: CallContract, key?: string): Promise<WithFallback<CallToolResult>> {
     const traced = telemetryOn();
     // Telemetry tracks a call by its context object, so a traced call needs one of its own;
     // untraced, nothing keys on it, and the tool's own serves every call.
     const context = traced ? { ...runtime.context } : runtime.context;
-    return runPipeline(this.specFor(runtime, args, context, traced, nested), signal, new ToolCall(runtime, args, signal, context, config, key));
+    const { policy, keyProperty } = runtime;
+    const contract = new CallContract(policy, { property: keyProperty, policy: policy.idempotencyKey }, outer, key);
+    return runPipeline(this.specFor(runtime, args, context, traced, nested, contract, config), signal, new ToolCall(runtime, args, signal, context, contract, config), contract.deadline);
   }
 
   /**
    * The pipeline spec of a call: the tool's own, shared by its plain calls, or for a call that
    * has a fallback, is traced, or is a fallback's own call, a copy with those added.
    */
-  private specFor(runtime: ToolRuntime, args: Record<string, unknown>, context: CallContext, traced: boolean, nested: boolean): PipelineSpec<CallToolResult, ToolCall> {
+  private specFor(runtime: ToolRuntime, args: Record<string, unknown>, context: CallContext, traced: boolean, nested: boolean, contract: CallContract, config: RunnableConfig | undefined): PipelineSpec<CallToolResult, ToolCall> {
     const shared = (runtime.spec ??= {
       context: runtime.context,
       policy: runtime.policy,
@@ -177,12 +185,12 @@ export class ToolCaller {
       events: this.parts.events,
     });
     // A fallback's own call runs under its server's policy and breaker, and never falls back again.
-    const fallback = nested ? undefined : this.fallbackFor(runtime, args);
+    const fallback = nested ? undefined : this.fallbackFor(runtime, args, contract, config);
     if (!traced && !nested && !fallback) return shared;
     return { ...shared, context, ...(traced ? { instrument: this.parts.telemetry } : {}), ...(nested ? { report: false } : {}), ...(fallback ? { fallback } : {}) };
   }
 
-  private fallbackFor(runtime: ToolRuntime, args: Record<string, unknown>): Fallback<CallToolResult> | undefined {
+  private fallbackFor(runtime: ToolRuntime, args: Record<string, unknown>, contract: CallContract, config: RunnableConfig | undefined): Fallback<CallToolResult> | undefined {
     const fallback = runtime.policy.fallback;
     if (fallback === undefined) return undefined;
     const hook = this.parts.config.beforeFallback;
@@ -193,7 +201,7 @@ export class ToolCaller {
     return {
       name: fallback,
       from: `server '${fallback}'`,
-      run: (error, signal) => this.callFallbackServer(fallback, runtime, args, signal, idempotencyKeyOf(error)),
+      run: (error, signal) => this.callFallbackServer(fallback, runtime, args, signal, contract, config, idempotencyKeyOf(error)),
       ...(before ? { before } : {}),
     };
   }
@@ -201,14 +209,17 @@ export class ToolCaller {
   /**
    * The fallback server's call. It carries the primary's idempotency key, if it had one: a replica
    * sharing the primary's store answers with the first result, and any other server sees a new key.
+   * It acts for the same caller: its `beforeToolCall` sees the call's LangChain config (a user's
+   * id in `configurable`), so a user's own `Authorization` reaches the fallback too; without it the
+   * fallback's request went under the server's own credentials.
    */
-  private async callFallbackServer(server: string, runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, key?: string): Promise<CallToolResult> {
+  private async callFallbackServer(server: string, runtime: ToolRuntime, args: Record<string, unknown>, signal: AbortSignal | undefined, outer: CallContract, config: RunnableConfig | undefined, key?: string): Promise<CallToolResult> {
     const connection = this.parts.connections.get(server)!;
     // A fallback server skipped at connect is tried now; if it is down, that is the error to report.
     if (connection.tools.length === 0) await connection.lease(signal);
     const tool = connection.tools.find((t) => t.name === runtime.identity.mcpName);
     if (!tool) throw McpToolError.of("tool_not_found", `Server '${server}' has no tool '${runtime.identity.mcpName}'.`, { serverName: server });
-    const { value } = await this.call(this.runtimeFor(server, tool, runtime.identity.exposedName), args, signal, true, undefined, key);
+    const { value } = await this.call(this.runtimeFor(server, tool, runtime.identity.exposedName), args, signal, true, config, outer, key);
     return value;
   }
 }

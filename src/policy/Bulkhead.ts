@@ -1,5 +1,6 @@
-import { McpToolError } from "../errors/McpToolError.js";
-import type { CallContext } from "./abort.js";
+import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
+import { cancelled, type CallContext } from "./abort.js";
+import type { AttemptScope } from "./TimeoutPolicy.js";
 
 /**
  * A limit on one server's calls in flight: past `maxConcurrent`, an attempt waits its turn in a
@@ -72,4 +73,28 @@ export class Bulkhead {
       this.queue.shift()?.();
     };
   }
+}
+
+/**
+ * Runs an attempt (`send`) once the server's bulkhead gives it a slot, and gives the slot back when
+ * it ends. The wait for one is part of the attempt: it ends at the attempt's timeout (or what is left
+ * of the call's deadline) and at once on the caller's abort, unsent (and on the toolkit's close,
+ * which ends the call holding the slot, and so this call's send).
+ */
+export function inTurn<T>(bulkhead: Bulkhead, scope: AttemptScope, context: CallContext, n: number, send: () => Promise<T>): Promise<T> {
+  const slot = bulkhead.acquire(scope.signal, context);
+  if (typeof slot === "function") return send().finally(slot);
+  return slot.then(
+    (release) => send().finally(release),
+    (reason: unknown) => {
+      throw isMcpToolError(reason) ? reason.with({ attempts: n }) : queueEnded(bulkhead, scope, context, n, reason);
+    },
+  );
+}
+
+/** A wait for a slot ended by the attempt's timer or the caller: nothing was sent. */
+function queueEnded(bulkhead: Bulkhead, scope: AttemptScope, context: CallContext, n: number, reason: unknown): McpToolError {
+  if (!scope.timedOut) return cancelled(context, reason, "not_sent").with({ attempts: n });
+  const here = { ...context, attempts: n, outcome: "not_sent" as const, cause: reason };
+  return McpToolError.of("request_timeout", `The call timed out after ${scope.options.timeoutMs} ms waiting for a turn: server '${bulkhead.serverName}' had as many calls in flight as its maxConcurrent allows.`, here);
 }

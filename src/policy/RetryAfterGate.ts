@@ -16,6 +16,29 @@ export function waitText(ms: number): string {
 }
 
 /**
+ * A wait the server stated, believed up to `maxMs` (the retry policy's `maxRetryAfterMs`): a longer
+ * one (a server that wrote a time of day where a delay belongs, `Date.now() + 2000`) holds the
+ * server for `maxMs` at most, on the gate, the throttle and the fleet alike, since each reads the
+ * error this returns. The text says the server asked for longer; `data.askedRetryAfterMs` keeps
+ * what it asked.
+ */
+export function believedWait(error: McpToolError, maxMs: number): McpToolError {
+  const asked = error.retryAfterMs;
+  if (asked === undefined || asked <= maxMs) return error;
+  const data = error.data;
+  const kept = typeof data === "object" && data !== null && !Array.isArray(data) ? { ...(data as Record<string, unknown>), askedRetryAfterMs: asked } : data === undefined ? { askedRetryAfterMs: asked } : { data, askedRetryAfterMs: asked };
+  const said = error.message;
+  const message = `${said}${/[.!?…\]]$/.test(said) ? "" : "."} The server asked to wait ${waitText(asked)}, longer than the retry policy allows (maxRetryAfterMs ${maxMs} ms): calls to it are held back for ${waitText(maxMs)} at most.`;
+  return error.with({ retryAfterMs: maxMs, data: kept, message });
+}
+
+/** The wait the server asked for: more than `retryAfterMs` says where {@link believedWait} held it to a bound. */
+export function askedWaitMs(error: McpToolError): number | undefined {
+  const asked = (error.data as { askedRetryAfterMs?: unknown } | undefined)?.askedRetryAfterMs;
+  return typeof asked === "number" ? asked : error.retryAfterMs;
+}
+
+/**
  * The fleet's copy of a server's wait, kept by `src/fleet` when `sharedState` is set. Both
  * methods are synchronous: a wait learnt from the store is read from a local snapshot.
  */

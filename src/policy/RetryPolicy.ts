@@ -6,8 +6,9 @@ import { isSafeToRetry } from "../errors/safeRepeat.js";
 import { DEFAULT_RETRY, type ResolvedRetry, type RetryOptions, type RetryUnknownOutcome } from "../config/index.js";
 import { cancelled, sleep, type CallContext } from "./abort.js";
 import { OutageWait } from "./outageWait.js";
-import { serverWait, waitText } from "./RetryAfterGate.js";
+import { askedWaitMs, serverWait, waitText } from "./RetryAfterGate.js";
 import type { RetryBudget } from "./RetryBudget.js";
+import { atDeadline, type Deadline } from "./Deadline.js";
 
 export type { ResolvedRetry, RetryOptions, RetryUnknownOutcome };
 
@@ -62,6 +63,8 @@ export interface RetryHooks {
    * refusal: as long as it would wait for the breaker's test or a server's Retry-After.
    */
   listenWaitMs?: number;
+  /** The call's deadline: no retry is made whose backoff leaves its attempt less than the deadline's floor. */
+  deadline?: Deadline;
 }
 
 /**
@@ -89,6 +92,8 @@ export async function retryAfterFirst<T>(
   let last = first;
   let attempts = 1;
   let giveUpNote: string | undefined;
+  // Set when the call's deadline, not the policy, ended the retries.
+  let byDeadline = false;
   // Retries spent. Counted here, not by p-retry: a refusal the server's listen watch then sees end spends none.
   let spent = 0;
   // The reasons retried at most once per call that have had their one retry.
@@ -125,16 +130,20 @@ export async function retryAfterFirst<T>(
           const e = error as McpToolError;
           if (attemptNumber > 1 && !retryVerdict(e, attemptNumber, hooks.idempotent, options)) return false;
           // A refusal the call may wait out on the server's listen watch: at most this long, no retry spent.
-          const outageMs = outage?.waitFor(e, started + options.maxRetryTime) ?? 0;
+          const { deadline } = hooks;
+          const until = Math.min(started + options.maxRetryTime, deadline ? deadline.at - deadline.floorMs : Number.POSITIVE_INFINITY);
+          const outageMs = outage?.waitFor(e, until) ?? 0;
           if (outageMs === 0 && spent >= options.retries) return false;
           // A request the server never saw on a connection that is gone (an expired session, a
           // closed pipe): the reconnect is the fresh start, and Connection backs off if it fails.
           const reconnectNow = attemptNumber === 1 && e.outcome === "not_sent" && reasonInfo(e.reason).connection === "lost";
           let delay = outageMs > 0 ? outageMs : reconnectNow ? 0 : backoffDelay(spent + 1, options);
           if (e.retryAfterMs !== undefined) {
-            // A wait past maxRetryAfterMs is implausible or too long for this call: fail now, naming it.
-            if (e.retryAfterMs > options.maxRetryAfterMs) {
-              giveUpNote = `The server asked to wait ${waitText(e.retryAfterMs)}, longer than the retry policy allows (maxRetryAfterMs ${options.maxRetryAfterMs} ms).`;
+            // A wait past maxRetryAfterMs is implausible or too long for this call: fail now, naming
+            // it (the pipeline's believedWait already did, where it held the server to the bound).
+            const asked = askedWaitMs(e)!;
+            if (asked > options.maxRetryAfterMs) {
+              if (asked === e.retryAfterMs) giveUpNote = `The server asked to wait ${waitText(asked)}, longer than the retry policy allows (maxRetryAfterMs ${options.maxRetryAfterMs} ms).`;
               return false;
             }
             // Never earlier than asked; the jitter only adds.
@@ -148,6 +157,11 @@ export async function retryAfterFirst<T>(
           const remaining = options.maxRetryTime - (performance.now() - started);
           if (outageMs === 0 && delay >= remaining) {
             giveUpNote = `The retry time budget (${options.maxRetryTime} ms) is spent.`;
+            return false;
+          }
+          // No attempt starts that cannot finish: a backoff that ends past the deadline's floor ends the call now.
+          if (outageMs === 0 && deadline && delay >= deadline.spareMs) {
+            byDeadline = true;
             return false;
           }
           // A request no server saw (the connection could not be made) adds no load when repeated.
@@ -181,6 +195,7 @@ export async function retryAfterFirst<T>(
     // Anything but an attempt's own error is the caller's abort or the toolkit's close, met between attempts.
     const error =
       isMcpToolError(thrown) ? thrown : cancelled(hooks.context, thrown, last.outcome === "not_sent" ? "not_sent" : "unknown");
+    if (byDeadline && hooks.deadline) return Promise.reject(atDeadline(error.with({ attempts }), undefined, hooks.deadline.ms));
     if (error.attempts === attempts && !giveUpNote) return Promise.reject(error);
     return Promise.reject(error.with({ attempts, ...(giveUpNote ? { message: `${error.message}${/[.!?…\]]$/.test(error.message) ? "" : "."} ${giveUpNote}` } : {}) }));
   }

@@ -176,10 +176,16 @@ export class Throttle {
   /** The server refused an attempt for its rate: the queue holds for its Retry-After, and the rate is cut. */
   private limited(error: McpToolError, epoch: number): void {
     const now = this.now();
-    if (error.retryAfterMs !== undefined && error.retryAfterMs > 0) this.pausedUntil = Math.max(this.pausedUntil, now + error.retryAfterMs);
     if (epoch === this.epoch) {
+      if (error.retryAfterMs !== undefined && error.retryAfterMs > 0) this.pausedUntil = Math.max(this.pausedUntil, now + error.retryAfterMs);
       this.cut(now, now, this.taken.busiestSecond(now));
       this.shared?.cut(this.wMax);
+    } else if (error.retryAfterMs !== undefined && error.retryAfterMs > 0 && now + error.retryAfterMs > this.pausedUntil) {
+      // A late answer to an attempt sent before the last cut makes no cut, but its pause holds the
+      // queue as any does: a waiting call whose turn it pushes past its bound fails now, unsent,
+      // not when the pause ends (12 s after a call with a 3 s timeout was made, before).
+      this.pausedUntil = now + error.retryAfterMs;
+      this.failLate(now);
     }
     this.schedule();
   }

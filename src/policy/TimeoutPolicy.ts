@@ -1,5 +1,6 @@
 import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import { follow, raceAbort } from "./abort.js";
+import type { Deadline } from "./Deadline.js";
 
 export interface AttemptTimeoutOptions {
   /** Per-attempt timeout, in milliseconds. */
@@ -10,8 +11,8 @@ export interface AttemptTimeoutOptions {
   maxTotalTimeoutMs?: number;
 }
 
-/** Which of an attempt's timers fired, and its length. */
-export type Expiry = { timeout: number } | { maxTotalTimeout: number };
+/** Which of an attempt's timers fired, and its length: its own, its cap, or the call's deadline (cut to what was left of it). */
+export type Expiry = { timeout: number } | { maxTotalTimeout: number } | { deadline: number };
 
 /**
  * One attempt's lifecycle: its timers, the caller's signal and its abort, made together for
@@ -34,12 +35,22 @@ export class AttemptScope {
   constructor(
     readonly options: AttemptTimeoutOptions,
     readonly callerSignal?: AbortSignal,
+    /** The call's deadline: no timer of the attempt runs past it, and each send tells the server what is left of it. */
+    readonly deadline?: Deadline,
   ) {
     this.unfollow = follow(this.controller, callerSignal);
     if (this.aborted) return;
     this.arm();
     const max = options.maxTotalTimeoutMs;
-    if (max !== undefined) this.totalTimer = setTimeout(() => this.expire({ maxTotalTimeout: max }), max);
+    if (max !== undefined) {
+      const left = this.deadlineLeft();
+      this.totalTimer = left < max ? setTimeout(() => this.expire({ deadline: deadline!.ms }), left) : setTimeout(() => this.expire({ maxTotalTimeout: max }), max);
+    }
+  }
+
+  /** What is left of the call's deadline, in milliseconds (Infinity for none). */
+  private deadlineLeft(): number {
+    return this.deadline ? this.deadline.remainingMs : Number.POSITIVE_INFINITY;
   }
 
   /** The attempt's signal: aborts, with the first reason, when the attempt ends early. */
@@ -82,9 +93,12 @@ export class AttemptScope {
     if (this.options.resetTimeoutOnProgress && !this.aborted) this.arm();
   }
 
+  /** (Re)starts the attempt's timer: its timeout, or what is left of the call's deadline if that is less. */
   private arm(): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.expire({ timeout: this.options.timeoutMs }), this.options.timeoutMs);
+    const { timeoutMs } = this.options;
+    const left = this.deadlineLeft();
+    this.timer = left < timeoutMs ? setTimeout(() => this.expire({ deadline: this.deadline!.ms }), left) : setTimeout(() => this.expire({ timeout: timeoutMs }), timeoutMs);
   }
 
   /** Our timer fired (or the total cap): the attempt ends with the SDK's timeout error. */

@@ -52,19 +52,18 @@ function abortAll(signal: AbortSignal, set: Set<AbortController>): void {
 function noop(): void {}
 
 /**
- * A signal that aborts, with the first one's reason, when `a` or `b` does; `detach` ends its
- * listeners (call it when the work is over). Either alone is itself, with nothing to detach.
+ * A signal that aborts, with the first one's reason, when any of `signals` does; `detach` ends its
+ * listeners (call it when the work is over). One alone is itself, with nothing to detach.
  */
-export function either(a: AbortSignal | undefined, b: AbortSignal | undefined): { signal: AbortSignal | undefined; detach: () => void } {
-  if (!a || !b || a === b) return { signal: a ?? b, detach: noop };
+export function either(...signals: (AbortSignal | undefined)[]): { signal: AbortSignal | undefined; detach: () => void } {
+  const given = [...new Set(signals.filter((s): s is AbortSignal => s !== undefined))];
+  if (given.length <= 1) return { signal: given[0], detach: noop };
   const controller = new AbortController();
-  const fromA = follow(controller, a);
-  const fromB = follow(controller, b);
+  const unfollows = given.map((signal) => follow(controller, signal));
   return {
     signal: controller.signal,
     detach: () => {
-      fromA();
-      fromB();
+      for (const unfollow of unfollows) unfollow();
     },
   };
 }
@@ -166,6 +165,14 @@ export class ToolkitClosedError extends Error {
   }
 }
 
+/** The reason a call's waits end with when its deadline passes (policy/Deadline.ts). */
+export class DeadlineExceeded extends Error {
+  override readonly name = "DeadlineExceeded";
+  constructor(readonly deadlineMs: number) {
+    super(`The call's deadline of ${deadlineMs} ms ran out.`);
+  }
+}
+
 /**
  * The error for a call stopped while a policy held it (a backoff, a half-open queue, a
  * reconnect): `closed` when the toolkit's close stopped it (`reason` is a ToolkitClosedError),
@@ -175,5 +182,15 @@ export class ToolkitClosedError extends Error {
  */
 export function cancelled(context: CallContext, reason: unknown, outcome: "not_sent" | "unknown" = "unknown"): McpToolError {
   if (reason instanceof ToolkitClosedError) return McpToolError.of("closed", reason.message, { ...context, outcome, cause: reason });
+  // The call's own deadline (PipelineCall puts the last failure it met in its place), or a
+  // caller's timer: LangChain turns a config's `timeout` into a signal that aborts with a
+  // TimeoutError, and a LangGraph step's timeout does the same. Either is the caller's deadline.
+  if (reason instanceof DeadlineExceeded) return McpToolError.of("request_timeout", reason.message, { ...context, outcome, cause: reason, data: { deadline: true } });
+  if (isTimeoutReason(reason)) return McpToolError.of("request_timeout", "The caller's time for this call ran out.", { ...context, outcome, cause: reason, data: { deadline: true } });
   return McpToolError.of("cancelled", "The call was cancelled by the caller.", { ...context, outcome, cause: reason });
+}
+
+/** A signal's reason that says its time ran out: `AbortSignal.timeout`'s DOMException, as LangChain's `timeout` makes. */
+function isTimeoutReason(reason: unknown): boolean {
+  return typeof reason === "object" && reason !== null && (reason as { name?: unknown }).name === "TimeoutError";
 }

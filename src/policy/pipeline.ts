@@ -2,16 +2,18 @@ import { isControlFlow } from "../errors/controlFlow.js";
 import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import { mayResend } from "../errors/safeRepeat.js";
-import type { EventHub } from "../events.js";
+import type { EventHub } from "../eventHub.js";
 import { cancelled, either, type CallContext } from "./abort.js";
-import type { Bulkhead } from "./Bulkhead.js";
+import { inTurn } from "./Bulkhead.js";
 import type { CircuitBreaker } from "./CircuitBreaker.js";
 import { runWithFallback, type Fallback, type WithFallback } from "./FallbackPolicy.js";
 import type { ServerGuards } from "./guards.js";
+import { believedWait } from "./RetryAfterGate.js";
 import type { ResolvedPolicy } from "./resolve.js";
 import { retriesAfterFirst, retryAfterFirst, type RetryHooks } from "./RetryPolicy.js";
 import { AttemptScope } from "./TimeoutPolicy.js";
 import { begin } from "./chain.js";
+import { atDeadline, deadlineOf, isDeadlineError, tooLateToStart, type Deadline } from "./Deadline.js";
 
 export type { ServerGuards, ToolkitGuards } from "./guards.js";
 
@@ -36,7 +38,7 @@ export interface Instrumentation {
 /** Everything one call runs under. The same pipeline serves McpToolkit's tools and `wrapTool`. */
 export interface PipelineSpec<T, I = undefined> {
   context: CallContext;
-  policy: Pick<ResolvedPolicy, "retry" | "timeoutMs" | "resetTimeoutOnProgress" | "maxTotalTimeoutMs" | "idempotent">;
+  policy: Pick<ResolvedPolicy, "retry" | "timeoutMs" | "resetTimeoutOnProgress" | "maxTotalTimeoutMs" | "idempotent"> & Partial<Pick<ResolvedPolicy, "deadlineMs" | "minAttemptMs">>;
   /**
    * Makes one attempt, and rejects with the McpToolError it classified, where the most is
    * known about the failure (our timer, the caller's abort, the connection's state).
@@ -59,15 +61,17 @@ export interface PipelineSpec<T, I = undefined> {
  * stage, so either settles the call at once wherever it waits (`cancelled`, `closed`). Rejects
  * with an McpToolError made for this call alone (or a LangGraph control-flow signal, as it is).
  */
-export function runPipeline<T, I = undefined>(spec: PipelineSpec<T, I>, signal?: AbortSignal, input?: I): Promise<WithFallback<T>> {
+export function runPipeline<T, I = undefined>(spec: PipelineSpec<T, I>, signal?: AbortSignal, input?: I, deadline?: Deadline): Promise<WithFallback<T>> {
   const instrument = spec.instrument;
-  return begin(() => (instrument ? instrument.call(spec.context, () => runCall(spec, signal, instrument, input as I)) : runCall(spec, signal, undefined, input as I)));
+  return begin(() => (instrument ? instrument.call(spec.context, () => runCall(spec, signal, instrument, input as I, deadline)) : runCall(spec, signal, undefined, input as I, deadline)));
 }
 
 /** The call itself: its first attempt, then, only if it failed, the retries and the fallback. */
-function runCall<T, I>(spec: PipelineSpec<T, I>, signal: AbortSignal | undefined, instrument: Instrumentation | undefined, input: I): Promise<WithFallback<T>> {
-  return new PipelineCall(spec, signal, instrument, input).run();
+function runCall<T, I>(spec: PipelineSpec<T, I>, signal: AbortSignal | undefined, instrument: Instrumentation | undefined, input: I, deadline: Deadline | undefined): Promise<WithFallback<T>> {
+  return new PipelineCall(spec, signal, instrument, input, deadline ?? deadlineOf(spec.policy)).run();
 }
+
+
 
 /**
  * One call's state. A class, not closures over `runCall`'s variables: its stages are methods,
@@ -84,12 +88,16 @@ class PipelineCall<T, I> {
   /** The signal of the call's waits (see `waitSignal`), and what detaches one made for the call. */
   private waits: AbortSignal | undefined;
   private unfollow: (() => void) | undefined;
+  /** The last failure an attempt met: what the call settles with if its deadline runs out after it. */
+  private lastFailure: McpToolError | undefined;
 
   constructor(
     private readonly spec: PipelineSpec<T, I>,
     private readonly signal: AbortSignal | undefined,
     private readonly instrument: Instrumentation | undefined,
     private readonly input: I,
+    /** The call's deadline, fixed at its start: every wait and attempt below reads it. */
+    private readonly deadline: Deadline,
   ) {}
 
   /** Report `type` (`call`, `success` or `error`)? Not when nobody listens: the event is not even built. */
@@ -98,13 +106,14 @@ class PipelineCall<T, I> {
   }
 
   /**
-   * What ends the call's waits outside an attempt (the Retry-After gate, a half-open circuit, a
-   * backoff, a fallback): the caller's abort and the toolkit's close, in one signal whose reason
-   * tells them apart; made when the call first waits, if ever. An attempt in flight hears the
-   * close from its connection (RequestTracker).
+   * What ends the call's waits outside an attempt (the Retry-After gate, the throttle's queue, a
+   * half-open circuit, a backoff, a fallback): the caller's abort, the toolkit's close and the
+   * call's deadline, in one signal whose reason tells them apart; made when the call first waits,
+   * if ever. An attempt in flight hears the close from its connection (RequestTracker), and its
+   * timer is cut to the deadline (AttemptScope).
    */
   private get waitSignal(): AbortSignal | undefined {
-    if (!this.waits) ({ signal: this.waits, detach: this.unfollow } = either(this.signal, this.spec.guards?.closing));
+    if (!this.waits) ({ signal: this.waits, detach: this.unfollow } = either(this.signal, this.spec.guards?.closing, this.deadline.signal));
     return this.waits;
   }
 
@@ -167,14 +176,14 @@ class PipelineCall<T, I> {
     this.attempts = n;
     const gate = this.spec.guards?.gate;
     // Checked without an await: most attempts meet no wait.
-    if (gate && gate.remainingMs > 0) return gate.pass(this.spec.policy.retry.maxRetryAfterMs, this.waitSignal, this.spec.context).then(() => this.paced(n));
+    if (gate && gate.remainingMs > 0) return gate.pass(Math.min(this.spec.policy.retry.maxRetryAfterMs, this.deadline.spareMs), this.waitSignal, this.spec.context).then(() => this.paced(n));
     return this.paced(n);
   }
 
   /** The attempt at the rate the server takes, when it has a throttle: its turn is waited for within the attempt's timeout. */
   private paced(n: number): Promise<T> {
     const throttle = this.spec.guards?.throttle;
-    return throttle ? throttle.run(() => this.guarded(n), this.spec.policy.timeoutMs, this.waitSignal, this.spec.context) : this.guarded(n);
+    return throttle ? throttle.run(() => this.guarded(n), Math.min(this.spec.policy.timeoutMs, this.deadline.spareMs), this.waitSignal, this.spec.context) : this.guarded(n);
   }
 
   /** A closed circuit hears the attempt's end from `timed`; any other state is the breaker's to run. */
@@ -186,16 +195,21 @@ class PipelineCall<T, I> {
     // retry policy's longest wait and the attempt's timeout (a call with retries: 0 fails fast,
     // for the model to choose); another call's test under way, within the call's own timeout.
     const { retry, timeoutMs } = this.spec.policy;
-    const maxWaitMs = retry.retries > 0 ? Math.min(retry.maxTimeout, timeoutMs) : 0;
-    return breaker.execute(() => this.timed(n, undefined), this.waitSignal, this.spec.context, maxWaitMs, timeoutMs);
+    const spare = this.deadline.spareMs;
+    const maxWaitMs = retry.retries > 0 ? Math.min(retry.maxTimeout, timeoutMs, spare) : 0;
+    return breaker.execute(() => this.timed(n, undefined), this.waitSignal, this.spec.context, maxWaitMs, Math.min(timeoutMs, spare));
   }
 
-  /** One attempt under its scope; `circuit` is the closed breaker it reports its end to. */
+  /**
+   * One attempt under its scope; `circuit` is the closed breaker it reports its end to. An
+   * attempt that would start with less than its floor of the deadline left is not sent.
+   */
   private timed(n: number, circuit: CircuitBreaker | undefined): Promise<T> {
-    const scope = new AttemptScope(this.spec.policy, this.signal);
+    if (!this.deadline.admits) return Promise.reject(tooLateToStart(this.deadline, this.spec.context, n, this.lastFailure));
+    const scope = new AttemptScope(this.spec.policy, this.signal, this.deadline);
     const bulkhead = this.spec.guards?.bulkhead;
     const epoch = circuit?.epoch;
-    return (bulkhead ? this.sendInTurn(bulkhead, scope, n) : this.send(scope, n)).then(
+    return (bulkhead ? inTurn(bulkhead, scope, this.spec.context, n, () => this.send(scope, n)) : this.send(scope, n)).then(
       (value) => {
         scope.dispose();
         this.spec.guards?.budget?.noteSuccess();
@@ -203,34 +217,12 @@ class PipelineCall<T, I> {
       },
       (thrown: unknown) => {
         scope.dispose();
-        throw this.endedBadly(circuit, epoch, n, thrown);
+        const cut = scope.expiredAfter !== undefined && "deadline" in scope.expiredAfter;
+        throw this.endedBadly(circuit, epoch, n, thrown, cut);
       },
     );
   }
 
-  /**
-   * The attempt once the server's bulkhead gives it a slot. The wait for one is part of the
-   * attempt: it ends at the attempt's timeout and at once on the caller's abort, unsent (and
-   * on the toolkit's close, which ends the call holding the slot, and so this call's send).
-   */
-  private sendInTurn(bulkhead: Bulkhead, scope: AttemptScope, n: number): Promise<T> {
-    const slot = bulkhead.acquire(scope.signal, this.spec.context);
-    if (typeof slot === "function") return this.send(scope, n).finally(slot);
-    return slot.then(
-      (release) => this.send(scope, n).finally(release),
-      (reason: unknown) => {
-        throw isMcpToolError(reason) ? reason.with({ attempts: n }) : this.queueEnded(scope, n, reason);
-      },
-    );
-  }
-
-  /** A wait for a bulkhead's slot ended by the attempt's timer or the caller: nothing was sent. */
-  private queueEnded(scope: AttemptScope, n: number, reason: unknown): McpToolError {
-    const here = { ...this.spec.context, attempts: n, outcome: "not_sent" as const, cause: reason };
-    if (!scope.timedOut) return cancelled(this.spec.context, reason, "not_sent").with({ attempts: n });
-    const server = this.spec.guards?.bulkhead?.serverName ?? this.spec.context.serverName ?? "the server";
-    return McpToolError.of("request_timeout", `The call timed out after ${scope.options.timeoutMs} ms waiting for a turn: server '${server}' had as many calls in flight as its maxConcurrent allows.`, here);
-  }
 
   /** The attempt itself, inside the instrumentation's span when there is one. */
   private send(scope: AttemptScope, n: number): Promise<T> {
@@ -238,14 +230,21 @@ class PipelineCall<T, I> {
     return begin(() => (instrument ? instrument.attempt(spec.context, n, (meta) => spec.attempt(scope, n, meta, input)) : spec.attempt(scope, n, undefined, input)));
   }
 
-  /** An attempt failed: the Retry-After gate and a closed circuit hear of it. Returns the error to go on with. */
-  private endedBadly(circuit: CircuitBreaker | undefined, epoch: number | undefined, n: number, thrown: unknown): unknown {
+  /**
+   * An attempt failed: the Retry-After gate and a closed circuit hear of it. Returns the error to
+   * go on with. One the call's deadline cut (`cut`) is no news of the server: it is marked and
+   * settles the call (see `failed`) with the last failure met before it.
+   */
+  private endedBadly(circuit: CircuitBreaker | undefined, epoch: number | undefined, n: number, thrown: unknown, cut: boolean): unknown {
     // Control flow (a LangGraph interrupt) is nobody's failure: it passes untouched.
     if (isControlFlow(thrown)) return thrown;
     // An attempt classifies its own failures; anything else is a bug we still report well.
-    const error = isMcpToolError(thrown) ? thrown : normalize(thrown, { ...this.spec.context, attempts: n });
+    const classified = isMcpToolError(thrown) ? thrown : normalize(thrown, { ...this.spec.context, attempts: n });
+    if (cut && classified.reason === "request_timeout") return atDeadline(classified, this.lastFailure, this.deadline.ms);
+    const error = believedWait(classified, this.spec.policy.retry.maxRetryAfterMs);
     this.spec.guards?.gate?.note(error);
     circuit?.noteFailure(error, epoch);
+    this.lastFailure = error;
     return error;
   }
 
@@ -270,6 +269,7 @@ class PipelineCall<T, I> {
         context,
         ...(budget ? { budget } : {}),
         ...(listening ? { listening, listenWaitMs: policy.timeoutMs } : {}),
+        deadline: this.deadline,
         ...(events ? { onRetry: (error, n, delayMs) => events.emit({ type: "retry", ...context, attempt: n, delayMs, error }) } : {}),
       };
       return retryAfterFirst(first as McpToolError, verdict, (n) => this.retryAttempt(n), policy.retry, hooks, this.started);
@@ -279,6 +279,7 @@ class PipelineCall<T, I> {
 
   private succeeded(out: WithFallback<T>): WithFallback<T> {
     this.unfollow?.();
+    this.deadline.dispose();
     const { events, context } = this.spec;
     if (out.fallback && events) events.emit({ type: "fallback", ...context, error: out.fallback.error, fallback: out.fallback.name });
     if (this.reports("success")) events!.emit({ type: "success", ...context, attempts: Math.max(this.attempts, 1), durationMs: performance.now() - this.started });
@@ -288,7 +289,10 @@ class PipelineCall<T, I> {
   /** The call failed: it rejects with an McpToolError (or a control-flow signal), whatever the user's hooks threw. */
   private failed(thrown: unknown): never {
     this.unfollow?.();
-    const error = isControlFlow(thrown) || isMcpToolError(thrown) ? thrown : normalize(thrown, { ...this.spec.context, attempts: this.attempts });
+    this.deadline.dispose();
+    let error = isControlFlow(thrown) || isMcpToolError(thrown) ? thrown : normalize(thrown, { ...this.spec.context, attempts: this.attempts });
+    // The deadline ended the call wherever it waited: it settles with the last failure it met.
+    if (isMcpToolError(error) && isDeadlineError(error)) error = atDeadline(error, this.lastFailure, this.deadline.ms);
     if (isMcpToolError(error) && this.reports("error")) this.spec.events!.emit({ type: "error", ...this.spec.context, attempt: error.attempts, error });
     throw error;
   }

@@ -1,5 +1,5 @@
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_TIMEOUT_MS, DEFAULT_TOOL_POLICY, type FallbackFunction, type McpToolkitConfig, type ToolPolicy } from "../config/index.js";
+import { DEFAULT_TIMEOUT_MS, DEFAULT_TOOL_POLICY, derivedDeadlineMs, type FallbackFunction, type McpToolkitConfig, type ToolPolicy } from "../config/index.js";
 import { resolveRetry, type ResolvedRetry, type RetryOptions } from "./RetryPolicy.js";
 
 /** Everything the pipeline needs to run one tool, resolved once when the tool is built. */
@@ -17,6 +17,10 @@ export interface ResolvedPolicy {
   redactResults: boolean;
   /** The configured idempotency-key property, or `false` for none; unset, the input schema decides (see toolCaller). */
   idempotencyKey?: string | false;
+  /** The longest the whole call may take, in milliseconds (Infinity for no bound). */
+  deadlineMs: number;
+  /** The least time left of the deadline for an attempt to be sent. */
+  minAttemptMs: number;
 }
 
 export interface ToolIdentity {
@@ -174,9 +178,12 @@ export function resolvePolicy(tool: ToolIdentity, config: McpToolkitConfig): Res
     idempotent: pick("idempotent") ?? annotated,
     task: pick("task") ?? DEFAULT_TOOL_POLICY.task,
     redactResults: pick("redactResults") ?? DEFAULT_TOOL_POLICY.redactResults,
+    deadlineMs: Number.POSITIVE_INFINITY,
+    minAttemptMs: pick("minAttemptMs") ?? DEFAULT_TOOL_POLICY.minAttemptMs,
   };
   const maxTotal = pick("maxTotalTimeoutMs");
   if (maxTotal !== undefined) policy.maxTotalTimeoutMs = maxTotal;
+  policy.deadlineMs = pick("deadlineMs") ?? server?.deadlineMs ?? config.deadlineMs ?? derivedDeadlineMs(policy);
   const keyProperty = pick("idempotencyKey");
   if (keyProperty !== undefined) policy.idempotencyKey = keyProperty;
   const fallback = pick("fallback") ?? server?.fallback;

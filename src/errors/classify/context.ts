@@ -19,8 +19,8 @@ export interface NormalizeContext {
   serverName?: string;
   /** Our own per-call timer fired. */
   timedOut?: boolean;
-  /** Which of our timers fired (`timeout` or `maxTotalTimeout`, ms), when `timedOut`. */
-  timedOutAfter?: { timeout: number } | { maxTotalTimeout: number };
+  /** Which of our timers fired (`timeout`, `maxTotalTimeout` or the call's `deadline`, ms), when `timedOut`. */
+  timedOutAfter?: { timeout: number } | { maxTotalTimeout: number } | { deadline: number };
   /** The caller's AbortSignal aborted. */
   aborted?: boolean;
   /** The transport closed while the call was in flight. */

@@ -28,9 +28,9 @@ export function connectionClosed(ctx: NormalizeContext, code: number | undefined
   };
 }
 
-/** The SDK's local timeout data says which limit ran out (`timeout` or `maxTotalTimeout`). */
+/** The SDK's local timeout data says which limit ran out (`timeout` or `maxTotalTimeout`; ours also `deadline`). */
 export function isLocalTimeout(data: unknown): boolean {
-  return isRecord(data) && (typeof data.timeout === "number" || typeof data.maxTotalTimeout === "number");
+  return isRecord(data) && (typeof data.timeout === "number" || typeof data.maxTotalTimeout === "number" || typeof data.deadline === "number");
 }
 
 /** Names the limit that ran out when the SDK's timeout data says it; else the error's own message. */
@@ -40,5 +40,6 @@ export function timeoutMessage(error: unknown, fallback: string): string {
     return `The call exceeded its maximum total time of ${data.maxTotalTimeout} ms.`;
   }
   if (isRecord(data) && typeof data.timeout === "number") return `The call timed out after ${data.timeout} ms.`;
+  if (isRecord(data) && typeof data.deadline === "number") return `The call's deadline of ${data.deadline} ms ran out.`;
   return fallback ? stripMcpPrefix(fallback) : "The call timed out.";
 }

@@ -1,7 +1,7 @@
 /** The SDK's options for one attempt's tools/call, and who hears its progress. */
-import type { CallOptions } from "../session/clients.js";
+import type { CallOptions, Progress } from "../session/clients.js";
 import type { AttemptScope } from "../../policy/TimeoutPolicy.js";
-import type { Progress, ToolTarget, TrackedAttempt } from "./callTool.js";
+import type { ToolTarget, TrackedAttempt } from "./callTool.js";
 import { requestMark } from "./requestScope.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { callToolWith, isV2Client, type AnyClient, type CallOptions, type CallParams } from "../session/clients.js";
+import { callToolWith, isV2Client, type AnyClient, type CallOptions, type CallParams, type Progress } from "../session/clients.js";
 import { withInputRounds } from "./input.js";
 import { outputMismatch } from "./outputCheck.js";
 import { LOG_LEVEL_META_KEY } from "../session/serverLogs.js";
@@ -12,7 +12,8 @@ import type { CustomCodeTable } from "../../errors/normalize.js";
 import type { CallContext } from "../../policy/abort.js";
 import type { AttemptScope } from "../../policy/TimeoutPolicy.js";
 import { settled, withServerLogs, type AttemptFacts } from "./attemptFailure.js";
-import { headersNotCarried, type SentRequest } from "./ClientRequests.js";
+import type { SentRequest } from "./ClientRequests.js";
+import { identityFor, type CallContract } from "./CallContract.js";
 import { callOptions, progressOptions } from "./callOptions.js";
 import type { Connection, Lease } from "../session/Connection.js";
 
@@ -25,13 +26,6 @@ export interface ToolTarget {
   /** How long the SDK's own timer may run: a backstop far behind ours. */
   sdkTimeoutMs: number;
   resetTimeoutOnProgress: boolean;
-}
-
-/** One `notifications/progress` of a call. */
-export interface Progress {
-  progress: number;
-  total?: number;
-  message?: string;
 }
 
 /**
@@ -49,6 +43,8 @@ export type CallOfAttempt = TaskCall &
   AttemptRecovery & {
     /** Sees every answer the server gave (an `isError` one included) before it is judged; may give another. */
     afterAnswer?: (result: CallToolResult) => Promise<CallToolResult>;
+    /** What the call promised at its start: every send reads its key and its deadline from here. */
+    readonly contract?: CallContract;
   };
 
 /**
@@ -103,7 +99,13 @@ function send(facts: TrackedAttempt, lease: Lease, params: CallParams, task: Tas
   facts.abortedBeforeSend = scope.aborted;
   const client = lease.client;
   // A caller's own headers are often its identity: a call that cannot carry them is not sent.
-  if (facts.headers && lease.requests.headerRoute === "none") throw headersNotCarried(connection.name, !connection.breaksArePerRequest);
+  if (facts.headers) identityFor(facts.headers, lease.requests.headerRoute, connection.name, !connection.breaksArePerRequest);
+  // The key and the time left, stamped now, as the request goes: whatever the connection went through to get here.
+  const contract = facts.call?.contract;
+  if (contract) {
+    const meta = contract.metaFor(params._meta, connection);
+    if (meta !== params._meta) params = { ...params, _meta: meta as CallParams["_meta"] };
+  }
   // A task's polls are not tied to the call's controller: each poll's stream ends as it
   // answers while the call goes on, and a lost connection must not cancel the task.
   if (!runsAsTask(task, client, connection, target.mcpName)) return sendCall(connection, client, params, context, scope, callOptions(facts));

@@ -20,14 +20,15 @@ import { OwnClient, UserClient, type ClientSource } from "./clientSource.js";
 import { withConnectTimeout, type ConnectAttempt } from "./connect.js";
 import { closedError, ToolkitClosedError } from "./connectionEnds.js";
 import { CurrentClient, type Lease } from "./CurrentClient.js";
-import type { InputHandler } from "../call/input.js";
+import type { InputHandler } from "../../config/input.js";
 import { connectFailure } from "./startFailure.js";
 import { ReconnectBackoff } from "./reconnectBackoff.js";
 import { RequestTracker } from "./RequestTracker.js";
 import { ServerLogs } from "./serverLogs.js";
 import { ToolCatalog } from "./ToolCatalog.js";
 import { StderrTail } from "../transport/transports.js";
-import { platform, type ListenProbe } from "../../platform/index.js";
+import type { ListenProbe, NodeTransports } from "../transport/nodeTransports.js";
+import { platform } from "../../platform/index.js";
 
 export { StreamLostError, ToolkitClosedError } from "./connectionEnds.js";
 export type { Lease } from "./CurrentClient.js";
@@ -55,13 +56,9 @@ export class Connection {
   readonly logs: ServerLogs;
   private readonly connectTimeoutMs: number;
   /** How the last connection ended, for error messages. */
-  get lastExit(): ExitInfo | undefined {
-    return this.client.lastExit;
-  }
+  get lastExit(): ExitInfo | undefined { return this.client.lastExit; }
   /** Why the last connect failed, until one succeeds: the cause a call waiting on the next one reports. */
-  get lastConnectError(): McpToolError | undefined {
-    return this.backoff.lastError;
-  }
+  get lastConnectError(): McpToolError | undefined { return this.backoff.lastError; }
 
   constructor(
     readonly name: string,
@@ -69,13 +66,15 @@ export class Connection {
     clientInfo: { name: string; version: string },
     /** Receives `reconnect` events; must not throw (an EventHub's `emit` does not). */
     private readonly onEvent?: McpEventListener,
+    /** Stdio and the listen probe, where the runtime has them (src/nodeOnly/). */
+    node: NodeTransports = {},
   ) {
     this.catalog = new ToolCatalog(config.catalogTtlMs ?? DEFAULT_SERVER_OPTIONS.catalogTtlMs);
     this.stderr = new StderrTail("stderrLines" in config ? config.stderrLines : undefined);
     this.reconnect = { ...DEFAULT_RECONNECT, ...config.reconnect };
     // Every call waiting on this server (a backoff, the breaker, a Retry-After) listens to it: many at once is normal, not a leak.
     platform.unlimitedListeners(this.closing.signal);
-    this.listen = "url" in config ? platform.listenProbe?.(new URL(String(config.url)), this.closing.signal) : undefined;
+    this.listen = "url" in config ? node.listenProbe?.(new URL(String(config.url)), this.closing.signal) : undefined;
     this.backoff = new ReconnectBackoff(this.reconnect);
     this.connectTimeoutMs = config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.requests = new RequestTracker();
@@ -83,9 +82,12 @@ export class Connection {
     this.source =
       "client" in config
         ? new UserClient(config.client)
-        : new OwnClient(name, config, clientInfo, (transport) => this.eventStreamLost(transport), this.stderr, this.catalog, this.logs, this.connectTimeoutMs, this.reconnect.enabled);
+        : new OwnClient(name, config, clientInfo, (transport) => this.eventStreamLost(transport), this.stderr, node.stdioTransport, this.catalog, this.logs, this.connectTimeoutMs, this.reconnect.enabled);
     this.client = new CurrentClient(name, this.source, this.catalog, this.stderr, this.closing.signal);
   }
+
+  /** Does the server honour idempotency keys, as it last declared (kept across reconnects, see CurrentClient)? */
+  get declaresKeys(): boolean | undefined { return this.client.declaresKeys; }
 
   /** The server's URL, for HTTP servers. */
   get url(): string | undefined {

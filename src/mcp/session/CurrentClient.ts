@@ -12,6 +12,7 @@ import { eraOf, protocolVersionOf, type AnyClient, type ProtocolEra } from "./cl
 import type { ClientSource, Opened } from "./clientSource.js";
 import type { ConnectAttempt } from "./connect.js";
 import { ToolkitClosedError } from "./connectionEnds.js";
+import { IDEMPOTENCY_CAPABILITY } from "../../errors/idempotency.js";
 import type { ToolCatalog } from "./ToolCatalog.js";
 import type { StderrTail } from "../transport/transports.js";
 import type { ClientRequests } from "../call/ClientRequests.js";
@@ -35,6 +36,12 @@ export class CurrentClient {
   private retiredByAnswer = -1;
   /** How the last client ended, for error messages. */
   lastExit: ExitInfo | undefined;
+  /**
+   * Has the server declared that it honours idempotency keys (`langchain-mcp-errors/idempotency`)?
+   * What it declared last, kept while it is down or being reconnected (as its tools are): a call
+   * decides its key from it at its start. Undefined until a client was first adopted.
+   */
+  declaresKeys: boolean | undefined;
 
   constructor(
     private readonly name: string,
@@ -108,6 +115,8 @@ export class CurrentClient {
     }
     const generation = ++this.adopted;
     this.opened = opened;
+    const experimental = opened.client.getServerCapabilities()?.experimental as Record<string, unknown> | undefined;
+    this.declaresKeys = experimental?.[IDEMPOTENCY_CAPABILITY] !== undefined;
     this.catalog.connected(opened);
     this.live = true;
     this.source.adopt(opened, generation, () => generation === this.adopted, { onClose: (transportError) => this.ended(opened.requests, transportError) });

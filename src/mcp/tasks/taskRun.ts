@@ -14,8 +14,8 @@ import { isMcpToolError, McpToolError } from "../../errors/McpToolError.js";
 import { normalize, type NormalizeContext } from "../../errors/normalize.js";
 import type { Reason } from "../../errors/reasons.js";
 import { follow, sleep, ToolkitClosedError } from "../../policy/abort.js";
-import type { Progress } from "../call/callTool.js";
-import type { RunAsTaskOptions, TaskCallParams, TaskStatus } from "./tasks.js";
+import type { Progress } from "../session/clients.js";
+import type { RunAsTaskOptions, TaskCallParams, TaskStatus } from "./taskOptions.js";
 import type { TaskRequester } from "./tasksExtension.js";
 
 /** The defaults of {@link RunAsTaskOptions} (./tasks.ts), in one place. */
@@ -197,7 +197,7 @@ export class TaskRun {
     const expiry = this.ended === "aborted" ? this.options.expiredAfter?.() : undefined;
     if (this.ended === "aborted" && expiry === undefined) return this.stopped(cause);
     const cancel = await this.cancelOnServer();
-    const limit = expiry === undefined ? `within ${this.options.timeoutMs} ms` : "timeout" in expiry ? `within ${expiry.timeout} ms` : `within the maximum total time of ${expiry.maxTotalTimeout} ms`;
+    const limit = expiry === undefined ? `within ${this.options.timeoutMs} ms` : "timeout" in expiry ? `within ${expiry.timeout} ms` : "deadline" in expiry ? `within the call's deadline of ${expiry.deadline} ms` : `within the maximum total time of ${expiry.maxTotalTimeout} ms`;
     return this.made("request_timeout", `The task did not finish ${limit}; ${cancel.note}.`, { cause, data: dropUndefined({ taskId: this.taskId, taskCancelled: cancel.acknowledged }) });
   }
 
