@@ -9,7 +9,7 @@
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import type { ExitInfo, HttpResponseFacts } from "../../errors/normalize.js";
 import { StreamLostError } from "../session/connectionEnds.js";
-import type { TransportProbe } from "../transport/transports.js";
+import type { TransportProbe } from "../transport/probe.js";
 
 /** What a request's record can end: its attempt's scope (policy/TimeoutPolicy.ts). */
 export interface Abortable {

@@ -7,37 +7,9 @@
 import { isMcpToolError, McpToolError } from "../../errors/McpToolError.js";
 import { normalize, type NormalizeContext } from "../../errors/normalize.js";
 import { REASONS } from "../../errors/reasons.js";
-import type { CallContext } from "../../policy/abort.js";
-import type { AttemptScope } from "../../policy/TimeoutPolicy.js";
-import type { AttemptRecovery, ToolTarget } from "./callTool.js";
-import { StreamLostError, ToolkitClosedError, type Connection, type Lease } from "../session/Connection.js";
-import type { TaskCall } from "../tasks/taskCall.js";
-import { eraOf, type Progress } from "../session/clients.js";
-
-/** What one attempt learnt on its way, read when it fails to classify the failure. */
-export interface AttemptFacts {
-  target: ToolTarget;
-  args: Record<string, unknown>;
-  scope: AttemptScope;
-  attempt: number;
-  context: CallContext;
-  callerSignal: AbortSignal | undefined;
-  meta: Record<string, string> | undefined;
-  task: TaskCall | undefined;
-  recovery: AttemptRecovery | undefined;
-  /** HTTP headers for this attempt's requests alone (a `beforeToolCall`'s). */
-  headers: Record<string, string> | undefined;
-  /** Hears the attempt's progress notifications, where someone listens. */
-  progress: ((progress: Progress) => void) | undefined;
-  /** The connection the request went over; unset while none was had. */
-  lease?: Lease;
-  /** The JSON-RPC id of the request, where it was seen being written. */
-  id?: number;
-  /** The server's log mark when the attempt began (`ServerLogs.mark`): its warnings since then go into its error's data. */
-  logMark: number;
-  /** Had the attempt been aborted before it was sent? Then the SDK refuses it unsent. */
-  abortedBeforeSend: boolean;
-}
+import type { AttemptFacts } from "./attempt.js";
+import { StreamLostError, ToolkitClosedError, type Connection } from "../session/Connection.js";
+import { eraOf } from "../session/clients.js";
 
 /** Why the attempt was ended from outside the SDK (the toolkit closed, its stream broke), if it was. */
 function endedBy(facts: AttemptFacts): unknown {

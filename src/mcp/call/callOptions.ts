@@ -1,7 +1,7 @@
 /** The SDK's options for one attempt's tools/call, and who hears its progress. */
 import type { CallOptions, Progress } from "../session/clients.js";
 import type { AttemptScope } from "../../policy/TimeoutPolicy.js";
-import type { ToolTarget, TrackedAttempt } from "./callTool.js";
+import type { SendingAttempt, ToolTarget } from "./attempt.js";
 import { requestMark } from "./requestScope.js";
 
 /**
@@ -9,7 +9,7 @@ import { requestMark } from "./requestScope.js";
  * the mark that names the attempt's requests, and progress where someone hears it. Built in
  * one object, without spreads: it is made for every call.
  */
-export function callOptions(facts: TrackedAttempt): CallOptions {
+export function callOptions(facts: SendingAttempt): CallOptions {
   const { target, scope } = facts;
   const options: CallOptions = { signal: scope.signal, timeout: target.sdkTimeoutMs };
   if (facts.headers) options.headers = facts.headers;

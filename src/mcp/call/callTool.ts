@@ -8,44 +8,16 @@ import { isControlFlow } from "../../errors/controlFlow.js";
 import { begin } from "../../policy/chain.js";
 import { fromResult } from "../../errors/fromResult.js";
 import type { McpToolError } from "../../errors/McpToolError.js";
-import type { CustomCodeTable } from "../../errors/normalize.js";
 import type { CallContext } from "../../policy/abort.js";
 import type { AttemptScope } from "../../policy/TimeoutPolicy.js";
-import { settled, withServerLogs, type AttemptFacts } from "./attemptFailure.js";
+import { settled, withServerLogs } from "./attemptFailure.js";
+import type { AttemptFacts, AttemptRecovery, CallOfAttempt, SendingAttempt, ToolTarget } from "./attempt.js";
 import type { SentRequest } from "./ClientRequests.js";
-import { identityFor, type CallContract } from "./CallContract.js";
+import { identityFor } from "./CallContract.js";
 import { callOptions, progressOptions } from "./callOptions.js";
 import type { Connection, Lease } from "../session/Connection.js";
 
-/** What one attempt calls: a tool on a server, reached through its connection at call time. */
-export interface ToolTarget {
-  connection: Connection;
-  /** The tool's name on its server. */
-  mcpName: string;
-  customCodes?: CustomCodeTable;
-  /** How long the SDK's own timer may run: a backstop far behind ours. */
-  sdkTimeoutMs: number;
-  resetTimeoutOnProgress: boolean;
-}
-
-/**
- * Asked after an attempt failed: may settle the attempt another way, by sending the call once
- * more through the call's own send path (its hooks included), where a fact makes that safe.
- */
-export interface AttemptRecovery {
-  /** Does this failure call for it? Asked first, so most failures pass by without a step of its own. */
-  handles(error: unknown): boolean;
-  retry(error: unknown, scope: AttemptScope): Promise<CallToolResult>;
-}
-
-/** The call an attempt is one of, as the attempt sees it: its task, its recovery, and who hears its answers. */
-export type CallOfAttempt = TaskCall &
-  AttemptRecovery & {
-    /** Sees every answer the server gave (an `isError` one included) before it is judged; may give another. */
-    afterAnswer?: (result: CallToolResult) => Promise<CallToolResult>;
-    /** What the call promised at its start: every send reads its key and its deadline from here. */
-    readonly contract?: CallContract;
-  };
+export type { AttemptRecovery, CallOfAttempt, ToolTarget } from "./attempt.js";
 
 /**
  * One attempt at an MCP tool call, the same way for every call: under its scope (our timer, the
@@ -159,7 +131,7 @@ function leaveWith(facts: TrackedAttempt, error: unknown): Promise<CallToolResul
  * once through its scope; and the attempt itself, so the toolkit's close ends it on any
  * transport. One object per attempt, with no closures of its own.
  */
-export class TrackedAttempt implements AttemptFacts, SentRequest {
+export class TrackedAttempt implements SendingAttempt, SentRequest {
   lease?: Lease;
   id?: number;
   readonly logMark: number;

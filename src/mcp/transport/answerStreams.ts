@@ -1,5 +1,5 @@
 import { StreamableHTTPClientTransport, type JSONRPCMessage, type StreamableHTTPClientTransportOptions, type TransportSendOptions } from "@modelcontextprotocol/client";
-import type { TransportProbe } from "./transports.js";
+import type { TransportProbe } from "./probe.js";
 
 /**
  * The streamable HTTP transport, watching the answer stream of each request it sends. A POST's

@@ -2,7 +2,7 @@ import type { FetchLike } from "@modelcontextprotocol/client";
 import type { HttpResponseFacts } from "../../errors/normalize.js";
 import { parseRetryAfter } from "../../errors/normalize.js";
 import { readJsonAnswer } from "./sdkInternals.js";
-import type { TransportProbe } from "./transports.js";
+import type { TransportProbe } from "./probe.js";
 
 /**
  * The fetch under both HTTP transports. The SDK's HTTP errors carry no headers and its

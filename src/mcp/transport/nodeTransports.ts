@@ -7,7 +7,8 @@
  */
 import type { Transport } from "@modelcontextprotocol/client";
 import type { StdioServerConfig } from "../../config/index.js";
-import type { StderrTail, TransportProbe } from "./transports.js";
+import type { TransportProbe } from "./probe.js";
+import type { StderrTail } from "./transports.js";
 
 /** Tells when a refused TCP address listens again (listenWatch.ts). */
 export interface ListenProbe {

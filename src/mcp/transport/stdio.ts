@@ -8,7 +8,8 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import type { StdioServerConfig } from "../../config/index.js";
 import { tagRequests } from "../call/requestScope.js";
 import { childProcessOf } from "./sdkInternals.js";
-import type { StderrTail, TransportProbe } from "./transports.js";
+import type { TransportProbe } from "./probe.js";
+import type { StderrTail } from "./transports.js";
 
 /** How long the pipes of a stdio server that exited may stay open for what it wrote before it died. */
 const EXITED_PIPE_GRACE_MS = 500;

@@ -1,52 +1,12 @@
 import { SSEClientTransport, SseError, type FetchLike, type SSEClientTransportOptions, type StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client";
 import { DEFAULT_STDERR_LINES, type HttpServerConfig, type SseServerConfig } from "../../config/index.js";
-import type { ExitInfo, HttpResponseFacts } from "../../errors/normalize.js";
 import { AnswerWatchingTransport } from "./answerStreams.js";
 import { probingFetch } from "./httpProbe.js";
 import { tagRequests } from "../call/requestScope.js";
-import { type ActivityClock, keepAliveSafe } from "./keepAlive.js";
+import { keepAliveSafe } from "./keepAlive.js";
+import type { TransportProbe } from "./probe.js";
 
-/** What a connection learns from its transport beyond JSON-RPC. */
-export interface TransportProbe extends ActivityClock {
-  /** How the stdio process ended, once it has. */
-  exit?: ExitInfo;
-  /**
-   * HTTP headers for one request alone, by the id its client gave it, while it is written: added
-   * to that request's POST by this client's fetch, never to another's (our SSE transport's sends,
-   * whose SDK send ignores a request's own headers, and a task's raw channel).
-   */
-  readonly requestHeaders?: Map<number | string, Record<string, string>>;
-  /** How a request's own headers reach the server (ClientRequests.ts); set by a transport that carries them. */
-  headerRoute?: "fetch" | "options" | "none";
-  /** Set by our own transports, which tell each request's `onresumptiontoken` its id (call/requestScope.ts). */
-  reportsIds?: boolean;
-  /**
-   * What the HTTP layer saw of responses that were not a plain MCP answer (a failed status, a page,
-   * a stray JSON), by JSON-RPC request id; read once by the call that sent the request. The
-   * client's own requests have numeric ids; its version probe (`server/discover`) a string one.
-   */
-  readonly responses: Map<number | string, HttpResponseFacts>;
-  /**
-   * Called with the JSON-RPC ids whose POST response stream broke (`error`) or ended (`undefined`)
-   * and that the SDK will not resume; any of them still waiting lost its answer.
-   */
-  onStreamLost?: (ids: number[], error: unknown) => void;
-  /** The legacy SSE transport's event stream broke or ended: every answer it was to carry is lost. */
-  onEventStreamLost?: (transport: Transport, error: unknown) => void;
-  /**
-   * Closes the response stream of a request the caller gave up on (set by the streamable transport).
-   * A server never answers a cancelled request, so its stream would stay open, with its
-   * socket, until the session ends.
-   */
-  abandon?: (id: number) => void;
-  /**
-   * The server refused a new connection: the process that held this transport's session is
-   * gone, and a stream of it the SDK would resume cannot be (a new process does not know it). Ends
-   * the response stream of every request whose POST was answered and that still waits, reporting
-   * it lost (set by the streamable transport).
-   */
-  serverGone?: (why: Error) => void;
-}
+export type { TransportProbe } from "./probe.js";
 
 /** Keeps the last lines of a process's stderr, bounded in lines and bytes. */
 export class StderrTail {
@@ -149,7 +109,7 @@ export function streamableTransport(config: HttpServerConfig, probe: TransportPr
 class WatchedSseTransport extends SSEClientTransport {
   private started = false;
 
-  constructor(url: URL, options: SSEClientTransportOptions, private readonly probe: TransportProbe) {
+  constructor(url: URL, options: SSEClientTransportOptions, probe: TransportProbe) {
     super(url, options);
     // Set before the client connects, which calls it first and then its own.
     this.onerror = (error) => {
