@@ -80,6 +80,18 @@ async function parallelBatch(toolkit: McpToolkit): Promise<void> {
   expect(replies.map((r) => r.text)).toEqual(callers.map(dataOf));
 }
 
+describe("a call's cancellation", () => {
+  it("goes under the token of the call it cancels (notifications/cancelled on a 2025 session)", async () => {
+    const server = later(await startBearerServer("v1"));
+    const toolkit = await toolkitOf({ x: configOf(server, { timeoutMs: 300, retry: { retries: 0 } }) });
+    const replies = await Promise.all(["alice", "bob"].map((user) => call(toolkit, { user: user as Caller }, "wait_data", { caller: user })));
+    expect(replies.map((r) => r.error?.reason)).toEqual(["request_timeout", "request_timeout"]);
+    await expect.poll(() => server.cancelled.slice().sort()).toEqual(["alice", "bob"]);
+    const cancels = server.seen.filter((p) => p.method === "notifications/cancelled").map((p) => p.authorization).sort();
+    expect(cancels).toEqual([`Bearer ${TOKENS.alice}`, `Bearer ${TOKENS.bob}`]);
+  });
+});
+
 describe.each(KINDS)("a %s server behind its SDK's requireBearerAuth", (kind) => {
   it("answers 20 parallel calls of four callers each with its own caller's data, before and after a restart; every request carries its caller's token", async () => {
     const server = later(await startBearerServer(kind));

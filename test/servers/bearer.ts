@@ -59,6 +59,8 @@ export class BearerServer {
   readonly seen: SeenPost[] = [];
   /** The callers whose token reached `my_data`, in order. */
   readonly ran: string[] = [];
+  /** The `caller` arguments of the `wait_data` calls whose handler saw its request cancelled. */
+  readonly cancelled: string[] = [];
   /** Which tools/call POSTs, by their `caller` argument, are answered 503 before the auth. */
   failWhen: (caller: string | undefined) => boolean = () => false;
   /** Which calls of `my_data`, by their `caller` argument, are answered as the SDK answers a tool it stopped listing. */
@@ -116,9 +118,22 @@ export class BearerServer {
     return new Promise<{ content: { type: "text"; text: string }[] }>((resolve) => setTimeout(() => resolve({ content: [{ type: "text", text: dataOf(user) }] }), 5 + Math.random() * 20));
   }
 
+  /** Answers after 10 s, or at once when its request is cancelled (recorded). */
+  private waitForCancel(caller: string, signal: AbortSignal) {
+    return new Promise<{ content: { type: "text"; text: string }[] }>((resolve) => {
+      const timer = setTimeout(() => resolve({ content: [{ type: "text", text: "waited" }] }), 10_000);
+      signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        this.cancelled.push(caller);
+        resolve({ content: [{ type: "text", text: "cancelled" }] });
+      });
+    });
+  }
+
   private v1Server(): V1McpServer {
     const server = new V1McpServer({ name: "bearer-v1", version: "1.0.0" });
     server.registerTool("my_data", { description: "The caller's own records.", inputSchema: { caller: z.string() }, annotations: { readOnlyHint: true } }, ({ caller }, extra) => this.answer(caller, extra.authInfo));
+    server.registerTool("wait_data", { description: "Waits until cancelled.", inputSchema: { caller: z.string() } }, ({ caller }, extra) => this.waitForCancel(caller, extra.signal));
     return server;
   }
 

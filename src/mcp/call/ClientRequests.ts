@@ -47,6 +47,8 @@ export class ClientRequests implements TransportProbe {
    * HTTP transports and a task's raw channel): added by this client's fetch to that request's POST alone.
    */
   readonly requestHeaders = new Map<number | string, Record<string, string>>();
+  /** The per-call headers of this client's requests in flight, for their cancellations (TransportProbe.identities). */
+  readonly identities = new Map<number | string, Record<string, string>>();
   abandon?: (id: number) => void;
   serverGone?: (why: Error) => void;
   private readonly sent = new Map<number, SentRequest>();
@@ -79,6 +81,7 @@ export class ClientRequests implements TransportProbe {
     if (this.sent.get(id) !== request) return;
     this.sent.delete(id);
     this.responses.delete(id);
+    this.identities.delete(id);
     // A call that timed out or was cancelled gets no answer; close the stream that waits for one.
     if (failed || request.scope.aborted) this.abandon?.(id);
   }

@@ -44,7 +44,7 @@ function withRequestHeaders(init: RequestInit, body: string, probe: TransportPro
   const own = probe.requestHeaders;
   if (!own || own.size === 0) return init;
   let headers: Headers | undefined;
-  for (const id of requestIds(body)) {
+  for (const id of [...requestIds(body), ...cancelledIds(body)]) {
     const set = own.get(id);
     if (!set) continue;
     headers ??= new Headers(init.headers);
@@ -52,6 +52,21 @@ function withRequestHeaders(init: RequestInit, body: string, probe: TransportPro
   }
   return headers ? { ...init, headers } : init;
 }
+
+/** The keys under which a `notifications/cancelled` waits for the headers of the request it cancels (see carryRequestHeaders). */
+function cancelledIds(body: string): string[] {
+  if (!body.includes('"notifications/cancelled"')) return [];
+  try {
+    const message = JSON.parse(body) as { method?: unknown; params?: { requestId?: unknown } };
+    const id = message.params?.requestId;
+    return message.method === "notifications/cancelled" && (typeof id === "number" || typeof id === "string") ? [cancelKey(id)] : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Where the headers of a cancellation of request `id` wait while it is written. */
+export const cancelKey = (id: number | string): string => `cancelled:${id}`;
 
 /**
  * Every JSON-RPC message has a `jsonrpc` member, and JSON.stringify writes its name as is:

@@ -17,6 +17,12 @@ export interface TransportProbe extends ActivityClock {
    * whose SDK send ignores a request's own headers, and a task's raw channel).
    */
   readonly requestHeaders?: Map<number | string, Record<string, string>>;
+  /**
+   * The per-call headers of each request in flight that had some, by its id, until the request is
+   * done: its cancellation (`notifications/cancelled`) goes with them too, so a server that checks
+   * every POST's Authorization hears a user's cancel under the user's token.
+   */
+  readonly identities?: Map<number | string, Record<string, string>>;
   /** How a request's own headers reach the server (ClientRequests.ts); set by a transport that carries them. */
   headerRoute?: "fetch" | "options" | "none";
   /** Set by our own transports, which tell each request's `onresumptiontoken` its id (call/requestScope.ts). */

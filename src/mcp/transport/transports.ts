@@ -1,7 +1,7 @@
-import { SSEClientTransport, SseError, type FetchLike, type SSEClientTransportOptions, type StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client";
+import { SSEClientTransport, SseError, type FetchLike, type JSONRPCMessage, type SSEClientTransportOptions, type StreamableHTTPClientTransport, type Transport, type TransportSendOptions } from "@modelcontextprotocol/client";
 import { DEFAULT_STDERR_LINES, type HttpServerConfig, type SseServerConfig } from "../../config/index.js";
 import { AnswerWatchingTransport } from "./answerStreams.js";
-import { probingFetch } from "./httpProbe.js";
+import { cancelKey, probingFetch } from "./httpProbe.js";
 import { tagRequests } from "../call/requestScope.js";
 import { keepAliveSafe } from "./keepAlive.js";
 import type { TransportProbe } from "./probe.js";
@@ -73,19 +73,28 @@ const RESUME = { initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 2, 
  * transport ignores the option: through this one route every name reaches the server on both.
  */
 function carryRequestHeaders<T extends Transport>(transport: T, probe: TransportProbe): T {
-  const waiting = probe.requestHeaders;
-  if (!waiting) return transport;
+  const { requestHeaders: waiting, identities } = probe;
+  if (!waiting || !identities) return transport;
   probe.headerRoute = "fetch";
   const send = transport.send.bind(transport);
+  const sendWith = (key: number | string, headers: Record<string, string>, message: JSONRPCMessage, options: TransportSendOptions | undefined) => {
+    waiting.set(key, headers);
+    return send(message, options).finally(() => {
+      if (waiting.get(key) === headers) waiting.delete(key);
+    });
+  };
   transport.send = (message, options) => {
+    // A cancellation acts for the caller of the request it cancels.
+    const cancelled = "method" in message && message.method === "notifications/cancelled" ? (message.params as { requestId?: number | string } | undefined)?.requestId : undefined;
+    const identity = cancelled !== undefined ? identities.get(cancelled) : undefined;
+    if (identity) return sendWith(cancelKey(cancelled!), identity, message, options);
     const headers = options?.headers as Record<string, string> | undefined;
     const id = headers && "method" in message && "id" in message ? message.id : undefined;
     if (id === undefined || id === null) return send(message, options);
     const { headers: _carried, ...rest } = options!;
-    waiting.set(id, headers!);
-    return send(message, rest).finally(() => {
-      if (waiting.get(id) === headers) waiting.delete(id);
-    });
+    // Kept until the request is done (ClientRequests.untrack), for its cancellation.
+    identities.set(id, headers!);
+    return sendWith(id, headers!, message, rest);
   };
   return transport;
 }
