@@ -1,3 +1,4 @@
+import { isDeadlineError } from "./Deadline.js";
 import { DEFAULT_BREAKER, type BreakerOptions } from "../config/index.js";
 import { isControlFlow } from "../errors/controlFlow.js";
 import { isMcpToolError, isServerFailure, McpToolError } from "../errors/McpToolError.js";
@@ -30,6 +31,8 @@ function verdictOf(error: unknown): Verdict {
   if (isMcpToolError(error) && reasonInfo(error.reason).serverAnswered) return "healthy";
   // One of our own guards decided (a full bulkhead): the server was not asked.
   if (isMcpToolError(error) && reasonInfo(error.reason).byGuard) return "no_evidence";
+  // The caller's deadline ended it: that says how long the caller waits, not how the server is.
+  if (isMcpToolError(error) && isDeadlineError(error)) return "no_evidence";
   if (isServerFailure(error)) return "failure";
   if (isMcpToolError(error) && decidedByCaller(error.reason)) return "no_evidence";
   return "healthy";

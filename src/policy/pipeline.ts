@@ -71,8 +71,6 @@ function runCall<T, I>(spec: PipelineSpec<T, I>, signal: AbortSignal | undefined
   return new PipelineCall(spec, signal, instrument, input, deadline ?? deadlineOf(spec.policy)).run();
 }
 
-
-
 /**
  * One call's state. A class, not closures over `runCall`'s variables: its stages are methods,
  * shared by every call, so a call in flight holds one object instead of a closure per stage.

@@ -57,6 +57,22 @@ describe("the breaker before every attempt", () => {
     expect(events.filter((e) => e.type === "half_open")).toHaveLength(1);
   });
 
+  it("counts no attempt the caller's deadline ended against the server, nor lets one fail a half-open test", async () => {
+    let now = 0;
+    const breaker = new CircuitBreaker("s", { failureThreshold: 1, initialHalfOpenAfterMs: 100, halfOpenAfterMs: 100, halfOpenJitter: 0 }, { now: () => now });
+    const cut = McpToolError.of("request_timeout", "The call's deadline of 500 ms ran out.", { ...context, data: { deadline: true } });
+    await breaker.execute(() => Promise.reject(cut), undefined, context).catch(() => undefined);
+    expect(breaker.state).toBe("closed");
+    await breaker.execute(failing, undefined, context).catch(() => undefined);
+    expect(breaker.state).toBe("open");
+    now = 100;
+    // The test the deadline cut says nothing of the server: the circuit stays open, and the next call tests.
+    await expect(breaker.execute(() => Promise.reject(cut), undefined, context)).rejects.toBe(cut);
+    expect(breaker.state).not.toBe("closed");
+    await expect(breaker.execute(() => Promise.resolve("ok"), undefined, context)).resolves.toBe("ok");
+    expect(breaker.state).toBe("closed");
+  });
+
   it("spreads the open period by its jitter", async () => {
     let now = 0;
     const breaker = new CircuitBreaker("s", { failureThreshold: 1, initialHalfOpenAfterMs: 1000, halfOpenAfterMs: 1000, halfOpenJitter: 0.2 }, { random: () => 0.5, now: () => now });
