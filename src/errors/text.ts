@@ -164,7 +164,8 @@ const cleanedCache = new WeakMap<readonly string[], readonly string[]>();
 
 /**
  * The one line the model reads:
- * `Error: Tool '<name>' failed (<reason>): <message> <hint>`.
+ * `Error: Tool '<name>' failed (<reason>): <message> <hint>`, or, for an error that names no
+ * tool (a connect, a list), `Error: The MCP call failed (<reason>): <message> <hint>`.
  */
 export function toModelText(error: unknown, options: ModelTextOptions = {}): string {
   return modelLine(normalize(error, options.toolName ? { toolName: options.toolName } : {}), options);
@@ -173,7 +174,9 @@ export function toModelText(error: unknown, options: ModelTextOptions = {}): str
 function modelLine(e: McpToolError, options: ModelTextOptions, safe: string = safeMessage(e.message, options)): string {
   const name = cleanName(e.toolName ?? options.toolName);
   const attempts = e.attempts > 1 ? ` after ${e.attempts} attempts` : "";
-  return `Error: Tool '${name}' failed (${e.reason})${attempts}: ${endSentence(safe || NO_MESSAGE)} ${hintFor(e, options)}`;
+  // No name to give: "Tool 'unknown'" would send the model looking for a tool of that name.
+  const what = name === undefined ? "The MCP call" : `Tool '${name}'`;
+  return `Error: ${what} failed (${e.reason})${attempts}: ${endSentence(safe || NO_MESSAGE)} ${hintFor(e, options)}`;
 }
 
 /**
@@ -216,10 +219,10 @@ const KIND_LABEL: Record<string, string> = {
   client: "MCP client error",
 };
 
-/** A tool name as the model may read it: one line, no control characters, bounded. */
-function cleanName(name: string | undefined): string {
+/** A tool name as the model may read it: one line, no control characters, bounded; `undefined` when nothing is left. */
+function cleanName(name: string | undefined): string | undefined {
   const clean = String(name ?? "").replace(ANSI, "").replace(CONTROL, "").replace(/[\n\t]+/g, " ").trim();
-  return clean ? sliceWhole(clean, 200) : "unknown";
+  return clean ? sliceWhole(clean, 200) : undefined;
 }
 
 /** A readable string for any error, e.g. "MCP protocol error (invalid_params): …". */
@@ -241,7 +244,7 @@ export function handleResponseError(result: CallToolResult | unknown, options: M
  */
 export function wrapToolError(error: unknown, toolName: string, args?: unknown, options: ModelTextOptions = {}): string {
   const e = normalize(error, { toolName });
-  let text = `Tool '${cleanName(toolName)}' failed (${e.reason}): ${safeMessage(e.message, options) || NO_MESSAGE}`;
+  let text = `Tool '${cleanName(toolName) ?? "unknown"}' failed (${e.reason}): ${safeMessage(e.message, options) || NO_MESSAGE}`;
   if (args !== undefined) {
     let json: string;
     try {

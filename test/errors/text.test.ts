@@ -42,10 +42,12 @@ describe("toModelText: the one line the model reads", () => {
     expect(text).toBe(`Error: Tool 'search' failed (invalid_params): date must be ISO 8601. ${HINTS.fix_arguments}`);
   });
 
-  it("names the tool the error carries, else the one in the options, else 'unknown'", () => {
+  it("names the tool the error carries, else the one in the options, else the MCP call", () => {
     expect(toModelText(err("tool_error", "x"), { toolName: "other" })).toMatch(/^Error: Tool 'search' failed/);
     expect(toModelText(new Error("x"), { toolName: "other" })).toMatch(/^Error: Tool 'other' failed/);
-    expect(toModelText(new Error("x"))).toMatch(/^Error: Tool 'unknown' failed/);
+    expect(toModelText(new Error("x"))).toMatch(/^Error: The MCP call failed \(unknown\): x\. /);
+    // A name that cleaning leaves empty is no name either.
+    expect(toModelText(new Error("x"), { toolName: "\u0000\n" })).toMatch(/^Error: The MCP call failed /);
   });
 
   it("keeps a tool name on one line and free of escapes", () => {
@@ -150,7 +152,7 @@ describe("toModelText: the one line the model reads", () => {
 
     it("does not throw for a reason outside the table (a cast or a deserialized error)", () => {
       const e = new McpToolError({ kind: "client", reason: "not_a_reason" as Reason, transient: false, outcome: "not_sent", message: "odd" });
-      expect(toModelText(e)).toBe(`Error: Tool 'unknown' failed (not_a_reason): odd. ${HINTS.use_another_tool}`);
+      expect(toModelText(e)).toBe(`Error: The MCP call failed (not_a_reason): odd. ${HINTS.use_another_tool}`);
       expect(handleError(e)).toBe("MCP client error (not_a_reason): odd");
     });
   });

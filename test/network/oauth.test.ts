@@ -57,6 +57,10 @@ describe.each(["auto", "legacy", "modern"] as const)("an OAuth-protected server,
     expect(error.transient).toBe(false);
     // What the challenge said: no error yet (no token was sent), the scope to ask for.
     expect(error.message).toContain(`The server asks for authorization with scope '${MCP_SCOPE}'`);
+    // Named by the server and its URL, and what is left to do: not the credentials, none were sent yet.
+    expect(error.message).toBe(
+      `Server 'secure' (${server.url.href}) asks for authorization (HTTP 401): finish the authProvider's authorization flow, then connect again. The server asks for authorization with scope '${MCP_SCOPE}'.`,
+    );
   });
 
   it("connects and calls a tool once the app has finished the flow", async () => {
@@ -103,7 +107,7 @@ describe("OAuth on other paths", () => {
     const error = await connectFails(server.url, { headers: { authorization: "Bearer stale-token" } });
     expect(error.reason).toBe("unauthorized");
     expect(error.status).toBe(401);
-    expect(error.message).toContain("The access token is expired or revoked (invalid_token)");
+    expect(error.message).toBe(`Server 'secure' (${server.url.href}) refused the credentials (HTTP 401, invalid_token: "The access token is expired or revoked"): check headers.authorization.`);
   });
 });
 

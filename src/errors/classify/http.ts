@@ -47,7 +47,7 @@ function bodyOf(message: string): string {
 }
 
 /** Reads `error="…"`, `error_description="…"` and `scope="…"` from a WWW-Authenticate header. */
-function authParams(header: string | undefined): { error?: string; description?: string; scope?: string } {
+export function authParams(header: string | undefined): { error?: string; description?: string; scope?: string } {
   if (!header) return {};
   const param = (name: string) => new RegExp(`\\b${name}="([^"]*)"|\\b${name}=([^\\s,]+)`, "i").exec(header)?.slice(1).find((v) => v !== undefined);
   return dropUndefined({ error: param("error"), description: param("error_description"), scope: param("scope") });

@@ -10,6 +10,8 @@ export interface SystemErrorInfo {
   detail?: string;
   /** The host a DNS lookup was for. */
   hostname?: string;
+  /** A failed spawn's arguments, as given in `args`. */
+  spawnargs?: string[];
 }
 
 const TLS_NOT_ESTABLISHED = /\bdisconnected before secure TLS connection was established\b/;
@@ -28,7 +30,7 @@ export function fromSystemError(sys: SystemErrorInfo, message: string, ctx: Norm
       if (!sys.syscall?.startsWith("spawn")) return undefined;
       return {
         reason: "spawn_failed",
-        message: `Could not start the server command '${sys.path ?? sys.syscall.slice(6)}': ${sys.code === "ENOENT" ? "command not found" : "permission denied"}.`,
+        message: `Could not start the server command '${sys.path ?? sys.syscall.slice(6)}': ${sys.code === "ENOENT" ? `command not found${argumentsHint(sys)}` : "permission denied"}.`,
         overrides: { data: { errno: sys.code, command: sys.path } },
       };
     case "ECONNREFUSED":
@@ -78,6 +80,17 @@ export function fromSystemError(sys: SystemErrorInfo, message: string, ctx: Norm
 }
 
 /**
+ * `command: "node x.js"`: the whole line was looked for as one program's name. The fix is to
+ * move the arguments to `args`, shown with the ones already there.
+ */
+function argumentsHint(sys: SystemErrorInfo): string {
+  const words = sys.path?.trim().split(/\s+/) ?? [];
+  if (words.length < 2) return "";
+  const args = [...words.slice(1), ...(sys.spawnargs ?? [])];
+  return ` (the command holds spaces: put its arguments in "args": { command: ${JSON.stringify(words[0])}, args: ${JSON.stringify(args)} })`;
+}
+
+/**
  * A connection lost with the request already written, or possibly written: `connection_reset`,
  * outcome unknown, unless the caller knows the request never left (`notSent`).
  */
@@ -122,6 +135,7 @@ function systemError(error: unknown): SystemErrorInfo | undefined {
       if (typeof e.path === "string") info.path = e.path;
       if (typeof e.message === "string" && e.message) info.detail = e.message;
       if (typeof e.hostname === "string") info.hostname = e.hostname;
+      if (Array.isArray(e.spawnargs) && e.spawnargs.every((a) => typeof a === "string")) info.spawnargs = e.spawnargs as string[];
       // A connect's error names the address it tried (a spawn's `path` is its command).
       if (typeof e.address === "string" && !info.syscall?.startsWith("spawn")) info.path = `${e.address}:${String(e.port)}`;
       return info;

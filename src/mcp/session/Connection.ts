@@ -283,7 +283,7 @@ export class Connection {
     } catch (error) {
       if (this.isClosed) throw closedError(this.name);
       // Backoff only after a failed attempt: the first re-initialize after a lost connection is immediate.
-      const failure = connectFailure(this.name, error, tried?.requests, { url: this.url, stdio: "command" in this.config, lastExit: this.lastExit, restarted: isReconnect });
+      const failure = connectFailure(this.name, error, tried?.requests, { config: this.config, lastExit: this.lastExit, restarted: isReconnect });
       this.backoff.failed(failure);
       throw failure;
     }

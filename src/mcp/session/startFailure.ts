@@ -7,6 +7,8 @@
 import { normalize, type ExitInfo } from "../../errors/normalize.js";
 import type { ClientRequests } from "../call/ClientRequests.js";
 import { McpToolError } from "../../errors/McpToolError.js";
+import type { ServerConfig } from "../../config/index.js";
+import { blameConnect } from "./connectBlame.js";
 
 /** The process's own words for the causes a person can fix, each turned into what to do. */
 const CAUSES: Array<{ test: RegExp; say: (match: RegExpMatchArray) => string }> = [
@@ -49,11 +51,13 @@ export function startFailed(serverName: string, exit: ExitInfo, cause: unknown, 
 /**
  * Why a connect failed, classified once, with what its own client saw: the newest answer's facts
  * over HTTP, the process's exit over stdio. A stdio process that died on its own during its
- * connect (not stopped by our timeout) never got a call: it failed to start.
+ * connect (not stopped by our timeout) never got a call: it failed to start. An HTTP server's
+ * refusal is told with its name, its URL and the field to check (connectBlame.ts).
  */
-export function connectFailure(serverName: string, error: unknown, requests: ClientRequests | undefined, facts: { url: string | undefined; stdio: boolean; lastExit: ExitInfo | undefined; restarted: boolean }): McpToolError {
+export function connectFailure(serverName: string, error: unknown, requests: ClientRequests | undefined, facts: { config: ServerConfig; lastExit: ExitInfo | undefined; restarted: boolean }): McpToolError {
   const response = requests?.takeNewest();
-  const exited = facts.stdio ? requests?.exit : undefined;
-  const seen = normalize(error, { serverName, exit: exited ?? facts.lastExit, notSent: true, ...(facts.url ? { url: facts.url } : {}), ...(response ? { response } : {}) });
-  return exited && seen.reason === "connection_closed" ? startFailed(serverName, exited, error, facts.restarted) : seen;
+  const url = "url" in facts.config ? String(facts.config.url) : undefined;
+  const exited = "command" in facts.config ? requests?.exit : undefined;
+  const seen = normalize(error, { serverName, exit: exited ?? facts.lastExit, notSent: true, ...(url ? { url } : {}), ...(response ? { response } : {}) });
+  return exited && seen.reason === "connection_closed" ? startFailed(serverName, exited, error, facts.restarted) : blameConnect(serverName, facts.config, seen, response);
 }
