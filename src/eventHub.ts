@@ -1,6 +1,6 @@
 /** Where a toolkit's events go: one hub per toolkit (or wrapped tool), every event through its redaction. */
 import type { Redactor } from "./errors/redactor.js";
-import type { McpEvent, McpEventListener, McpEventOf, McpEventType } from "./events.js";
+import type { McpEvent, McpEventListener, McpEventOf, McpEventType, WarningEvent } from "./events.js";
 
 /** What the hub asks of the toolkit's `Redactor` for the copy of an event that listeners see. */
 export type EventRedaction = Pick<Redactor, "error" | "text" | "value">;
@@ -40,10 +40,13 @@ export class EventHub {
    * @param listener receives every event.
    * @param redaction removes the secrets from the copy of an event that listeners see: its error,
    *   text and data (the toolkit's `Redactor`, errors/redactor.ts).
+   * @param unheard receives, redacted, a `warning` nobody listens for: a warning is for a person,
+   *   and one that no listener hears is printed (langchain/warnings.ts).
    */
   constructor(
     listener?: McpEventListener,
     private readonly redaction?: EventRedaction,
+    private readonly unheard?: (event: WarningEvent) => void,
   ) {
     if (listener) this.all.add(listener);
   }
@@ -76,7 +79,10 @@ export class EventHub {
   emit(raw: McpEvent): void {
     const typed = this.byType.get(raw.type);
     // Redacting an error costs microseconds: only for an event someone receives.
-    if (this.all.size === 0 && (typed === undefined || typed.size === 0)) return;
+    if (this.all.size === 0 && (typed === undefined || typed.size === 0)) {
+      if (raw.type === "warning" && this.unheard) call(this.unheard, (this.redaction ? redacted(raw, this.redaction) : raw) as WarningEvent);
+      return;
+    }
     const event = this.redaction ? redacted(raw, this.redaction) : raw;
     for (const listener of this.all) call(listener, event);
     if (typed) for (const listener of typed) call(listener, event);
@@ -110,7 +116,7 @@ function redacted(raw: McpEvent, redaction: EventRedaction): McpEvent {
   return out as unknown as McpEvent;
 }
 
-function call(listener: McpEventListener, event: McpEvent): void {
+function call<E extends McpEvent>(listener: (event: E) => void, event: E): void {
   try {
     listener(event);
   } catch {

@@ -110,9 +110,10 @@ export interface ProgressEvent {
 }
 
 /**
- * Something in the configuration that works but is probably not what was meant: a tool name
- * (`toolFilter` pattern, `tools` policy key) that names no tool the servers list. Under
- * `strict: true` it is an error at `connect()` instead.
+ * Something in the configuration that works but is probably not what was meant: a name that
+ * names nothing there is (a `toolFilter` pattern, a `tools` key, a fallback server, an
+ * `idempotencyKey`), or a catalog entry that is not used. Under `strict: true` a name is an error
+ * at `connect()` instead. One that no listener hears is printed (the toolkit's `warnings`).
  */
 export interface WarningEvent {
   type: "warning";

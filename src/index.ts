@@ -80,6 +80,7 @@ export type {
   ServerState,
   ServerStatus,
   ServerStatusEvent,
+  WarningEvent,
 } from "./events.js";
 export type { RetryOptions, RetryUnknownOutcome } from "./policy/RetryPolicy.js";
 export { CircuitBreaker } from "./policy/CircuitBreaker.js";

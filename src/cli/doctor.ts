@@ -73,7 +73,7 @@ export async function runDoctor(source: string | McpToolkitConfig, options: Doct
   const listed = new Map<string, Tool[]>();
   const servers = await Promise.all(Object.entries(config.servers).map(([name, server]) => diagnose(name, server, config, redactor, options.connectTimeoutMs ?? DEFAULT_DOCTOR_TIMEOUT_MS, listed)));
   // Tool names that name no tool the servers listed, as the toolkit warns of them at connect.
-  for (const { field, message } of unmatchedNames(config, listed, [...listed.values()].flat().map((t) => t.name))) warnings.push(redactor.text(`${field}: ${message}`));
+  for (const { field, message } of unmatchedNames(config, listed)) warnings.push(redactor.text(`${field}: ${message}`));
   // A configuration mistake's text leaves through the same redaction.
   const told = problems.map((p) => ({ ...p, problem: redactor.text(p.problem) }));
   return { source: typeof source === "string" ? source : "config", ok: problems.length === 0 && servers.every((s) => s.ok), servers, warnings, problems: told };

@@ -13,7 +13,7 @@ import type { AfterToolCallHook, BeforeToolCallHook } from "./interception.js";
 import type { McpEventListener } from "../events.js";
 import { BreakerOptionsSchema, ErrorOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema, ThrottleSettingSchema, ToolPolicySchema, type BeforeFallback } from "./policies.js";
 import { SharedStateOptionsSchema } from "./sharedState.js";
-import { custom, describe, expected, flag, fn, isObject, nonEmptyText, number, oneOf, options, text } from "./fields.js";
+import { custom, expected, flag, fn, isObject, nearest, nonEmptyText, number, oneOf, options, text } from "./fields.js";
 import { ServerConfigSchema, type ToolFilter } from "./servers.js";
 
 export * from "./servers.js";
@@ -35,12 +35,22 @@ export const McpToolkitConfigSchema = options({
    */
   onConnectionError: oneOf(["throw", "skip"]).default("throw"),
   /**
-   * Tool names that name no tool are errors: a `toolFilter` pattern that matches none of its
-   * server's tools, or a `tools` policy key that matches no tool of any server, makes `connect()`
-   * reject with an `McpConfigError` naming the field. Otherwise each is a `warning` event.
+   * Names in the configuration that name nothing there is are errors: a `toolFilter` pattern that
+   * matches none of its server's tools, a `tools` key whose server part names no server (`fats/*`)
+   * or that matches no tool, a fallback server that lists none of the tools falling back to it, an
+   * `idempotencyKey` that is no input property of its tools. `connect()` rejects with one
+   * `McpConfigError` that lists them all. Otherwise each is a `warning` event.
    * @default false
    */
   strict: flag().default(false),
+  /**
+   * What happens to a `warning` event nobody listens for (no `onEvent`, no `toolkit.on("warning")`
+   * or `on("*")`): `"print"` prints each distinct one once per toolkit, redacted, through
+   * `process.emitWarning` as a `McpToolkitWarning` on Node (Bun, Deno), `console.warn` elsewhere;
+   * `"silent"` drops it.
+   * @default "print"
+   */
+  warnings: oneOf(["print", "silent"]).default("print"),
   /**
    * Decides, after each server's `toolFilter`, whether the model is offered a tool: `tool` is the
    * MCP tool as its server listed it, `serverName` the server's name. `false` hides it (it may
@@ -115,15 +125,26 @@ export const McpToolkitConfigSchema = options({
     const path = ["servers", name, "fallback"];
     if (server.fallback === name) ctx.addIssue({ code: "custom", path, input: server.fallback, message: "a server cannot be its own fallback" });
     else if (server.fallback !== undefined && !isServer(server.fallback)) {
-      ctx.addIssue({ code: "custom", path, input: server.fallback, message: `expected the name of another server, got ${describe(server.fallback)}` });
+      ctx.addIssue({ code: "custom", path, input: server.fallback, message: noSuchServer(server.fallback, servers) });
     }
   }
   for (const [key, policy] of Object.entries(tools ?? {})) {
     if (typeof policy.fallback === "string" && !isServer(policy.fallback)) {
-      ctx.addIssue({ code: "custom", path: ["tools", key, "fallback"], input: policy.fallback, message: `expected a server name or a function, got ${describe(policy.fallback)}` });
+      ctx.addIssue({ code: "custom", path: ["tools", key, "fallback"], input: policy.fallback, message: noSuchServer(policy.fallback, servers) });
     }
   }
 });
+
+/**
+ * A name that is a server name in form but not one configured: the miss is what to fix (a
+ * server left out, or misspelt), not the kind of value, so name the servers there are.
+ */
+function noSuchServer(name: string, servers: Readonly<Record<string, unknown>>): string {
+  const known = Object.keys(servers);
+  // One letter from another is no likely slip when names are a letter or two long.
+  const near = name.length > 2 ? nearest(name, known) : undefined;
+  return `no server named '${name}' (servers: ${known.join(", ")})${near === undefined ? "" : `; did you mean '${near}'?`}`;
+}
 
 /** The whole toolkit configuration. */
 export interface McpToolkitConfig extends z.input<typeof McpToolkitConfigSchema> {}

@@ -1,8 +1,9 @@
 import { BaseToolkit } from "@langchain/core/tools";
 import { nodeOnly } from "../nodeOnly/index.js";
 import { validateForRuntime } from "../nodeOnly/runtimeCheck.js";
-import { DEFAULT_CLIENT_INFO, DEFAULT_SERVER_OPTIONS, McpConfigError, type McpToolkitConfig } from "../config/index.js";
-import { unmatchedNames } from "./unmatchedNames.js";
+import { DEFAULT_CLIENT_INFO, DEFAULT_SERVER_OPTIONS, type McpToolkitConfig } from "../config/index.js";
+import { unmatchedError, unmatchedNames } from "./unmatchedNames.js";
+import { unheardWarnings } from "./warnings.js";
 import { INSPECT, Redactor } from "../errors/redactor.js";
 import { redactionOf } from "../config/secrets.js";
 import { EventHub } from "../eventHub.js";
@@ -67,7 +68,7 @@ export class McpToolkit extends BaseToolkit {
   private constructor(private readonly config: McpToolkitConfig) {
     super();
     this.redactor = new Redactor(redactionOf(config));
-    this.events = new EventHub(config.onEvent, this.redactor);
+    this.events = new EventHub(config.onEvent, this.redactor, unheardWarnings(config.warnings));
     this.telemetry = new ToolkitTelemetry(this.events, {
       connection: (name) => this.connections.get(name),
       tool: (name) => ({ mcpName: this.byName.get(name)?.identity.mcpName ?? name, description: this.toolsByName.get(name)?.description ?? "" }),
@@ -107,10 +108,7 @@ export class McpToolkit extends BaseToolkit {
     });
   }
 
-  /**
-   * Subscribes to one type of event (or `"*"` for all); returns the function that
-   * unsubscribes. `config.onEvent` receives every event too.
-   */
+  /** Subscribes to one type of event (or `"*"` for all); returns the function that unsubscribes. `config.onEvent` receives every event too. */
   on<T extends McpEventType>(type: T, listener: (event: McpEventOf<T>) => void): () => void;
   on(type: "*", listener: McpEventListener): () => void;
   on(type: McpEventType | "*", listener: (event: never) => void): () => void {
@@ -142,12 +140,13 @@ export class McpToolkit extends BaseToolkit {
     return toolkit;
   }
 
-  /** Tool names in the configuration that name no tool: `warning` events, or under `strict` the error `connect()` rejects with. */
+  /** Names in the configuration that name nothing there is: `warning` events, or under `strict` the one error `connect()` rejects with, naming them all. */
   private checkNames(): void {
     const pending = new Set(this.pendingServers);
     const listed = new Map([...this.connections].filter(([name]) => !pending.has(name)).map(([name, c]) => [name, c.tools]));
-    const unmatched = unmatchedNames(this.config, listed, this.getTools().map((t) => t.name));
-    if (this.config.strict && unmatched[0]) throw new McpConfigError(unmatched[0].field, unmatched[0].message);
+    const offered = this.tools.map((t) => ({ exposedName: t.name, serverName: t.metadata.serverName ?? "", mcpName: t.metadata.mcpToolName ?? t.name }));
+    const unmatched = unmatchedNames(this.config, listed, offered);
+    if (this.config.strict && unmatched.length > 0) throw unmatchedError(unmatched);
     for (const { field, message } of unmatched) this.events.emit({ type: "warning", field, message });
   }
 

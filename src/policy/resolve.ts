@@ -134,6 +134,13 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/** Whether a name is the pattern, or matches it where it has `*`: the server part of a `tools` key. */
+export function nameMatcher(pattern: string): (name: string) => boolean {
+  if (!pattern.includes("*")) return (name) => name === pattern;
+  const re = globToRegExp(pattern);
+  return (name) => re.test(name);
+}
+
 /** Whether a tool matches one `tools` key or tool filter pattern: the pattern compiled once, for many tools. */
 export function toolMatcher(pattern: string): (tool: Omit<ToolIdentity, "annotations">) => boolean {
   const key: CompiledKey = pattern.includes("*") ? { key: pattern, policy: {}, index: 0, glob: compileGlob(pattern) } : { key: pattern, policy: {}, index: 0 };
