@@ -24,6 +24,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from "@modelcontextprotocol/node";
 import { createMcpHandler, McpServer as V2McpServer, OAuthError, OAuthErrorCode, requireBearerAuth as fetchBearerAuth } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { listenTracking } from "./stopHttp.js";
 
 export const USERS = ["alice", "bob", "carol"] as const;
 /** Who a request can be for: a user, or the toolkit's own service account. */
@@ -241,16 +242,8 @@ export class BearerServer {
 
   private async listen(port: number): Promise<void> {
     const http = createServer(this.handler);
-    http.on("connection", (socket) => {
-      this.sockets.add(socket);
-      socket.on("close", () => this.sockets.delete(socket));
-    });
     this.http = http;
-    await new Promise<void>((resolve, reject) => {
-      http.once("error", reject);
-      http.listen(port, "127.0.0.1", () => resolve());
-    });
-    this.port = (http.address() as { port: number }).port;
+    this.port = await listenTracking(http, port, this.sockets);
   }
 
   private async stop(): Promise<void> {

@@ -10,6 +10,7 @@ import type { Socket } from "node:net";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler, McpServer, Server } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { listenTracking } from "../stopHttp.js";
 
 export interface CatalogServerOptions {
   /** How many tools besides `echo`: `tool_1` … `tool_<n>`, each with a small schema. @default 0 */
@@ -92,16 +93,8 @@ export class CatalogServer {
         later(() => void node(req, res, body));
       });
     });
-    http.on("connection", (socket) => {
-      this.sockets.add(socket);
-      socket.on("close", () => this.sockets.delete(socket));
-    });
     this.http = http;
-    await new Promise<void>((resolve, reject) => {
-      http.once("error", reject);
-      http.listen(port, "127.0.0.1", () => resolve());
-    });
-    this.port = (http.address() as { port: number }).port;
+    this.port = await listenTracking(http, port, this.sockets);
   }
 
   /** Sends `notifications/tools/list_changed` on every open `subscriptions/listen` stream. */

@@ -12,6 +12,7 @@ import type { Socket } from "node:net";
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler, type McpServer, type PerRequestResponseMode, type Server } from "@modelcontextprotocol/server";
 import { buildV2Server, newV2State, type V2State } from "./fixture.js";
+import { listenTracking } from "../stopHttp.js";
 
 export type V2HttpMode = "modern" | "modern-only" | "legacy-session";
 
@@ -107,16 +108,8 @@ export class V2HttpFixture {
       }
       void this.serve!(req, res);
     });
-    http.on("connection", (socket) => {
-      this.sockets.add(socket);
-      socket.on("close", () => this.sockets.delete(socket));
-    });
     this.http = http;
-    await new Promise<void>((resolve, reject) => {
-      http.once("error", reject);
-      http.listen(port, "127.0.0.1", () => resolve());
-    });
-    this.port = (http.address() as { port: number }).port;
+    this.port = await listenTracking(http, port, this.sockets);
   }
 
   private perRequest(build: () => McpServer | Server, legacy: "stateless" | "reject"): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
