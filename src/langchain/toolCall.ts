@@ -74,7 +74,7 @@ export class ToolCall implements TaskCall, AttemptRecovery {
    */
   afterAnswer?: (result: CallToolResult) => Promise<CallToolResult>;
   /** Did a keyed send of this call fail after it may have run? Then so may the call, whatever a later send says. */
-  private mayHaveRun = false;
+  private mayHaveRun = 0;
 
   constructor(
     private readonly runtime: ToolRuntime,
@@ -139,16 +139,22 @@ export class ToolCall implements TaskCall, AttemptRecovery {
    * A keyed send failed: its error carries the key (`data.idempotencyKey`), the fact that makes a
    * repeat safe (safeRepeat.ts), and the key to check with the server. Once a send may have run, so
    * may the call: a later refusal (the key still running, an open circuit) keeps the outcome unknown,
-   * so that the model is not told a write that may have happened certainly did not.
+   * so that the model is not told a write that may have happened certainly did not. When more than
+   * one send may have run, that is said aloud (`data.keyedSends`, and the text): the key makes the
+   * repeats safe only on a server that honours it, and one that ignores it ran the tool that often.
    */
   private keyedFailure(error: unknown): never {
     const key = this.contract.key;
     if (!isMcpToolError(error) || key === undefined) throw error;
+    const outcome = error.outcome === "not_sent" && this.mayHaveRun > 0 ? "unknown" : error.outcome;
+    if (error.outcome !== "not_sent") this.mayHaveRun++;
+    const runs = this.mayHaveRun;
+    const facts = runs > 1 ? { idempotencyKey: key, keyedSends: runs } : { idempotencyKey: key };
     const data = error.data;
-    const keyed = typeof data === "object" && data !== null && !Array.isArray(data) ? { ...(data as Record<string, unknown>), idempotencyKey: key } : data === undefined ? { idempotencyKey: key } : { data, idempotencyKey: key };
-    const outcome = error.outcome === "not_sent" && this.mayHaveRun ? "unknown" : error.outcome;
-    if (error.outcome !== "not_sent") this.mayHaveRun = true;
-    throw error.with({ data: keyed, outcome });
+    const keyed = typeof data === "object" && data !== null && !Array.isArray(data) ? { ...(data as Record<string, unknown>), ...facts } : data === undefined ? facts : { data, ...facts };
+    if (runs < 2) throw error.with({ data: keyed, outcome });
+    const said = `${error.message}${/[.!?…\]]$/.test(error.message) ? "" : "."} It went out ${runs} times under one idempotency key: a server that honours the key ran it once at most, one that ignores it may have run it ${runs} times.`;
+    throw error.with({ data: keyed, outcome, message: said });
   }
 
   /**
