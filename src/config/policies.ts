@@ -241,18 +241,21 @@ export type ResolvedRetry = z.output<typeof RetryOptionsSchema>;
 /**
  * A call's deadline when no layer sets `deadlineMs`: the longest the call takes when every attempt
  * runs to its own bound and waits its longest before it (a backoff, a half-open test, a listen
- * watch: `maxTimeout`), `(attempt + maxTimeout) × (retries + 1)` (35000 × 3 = 105000 ms with every
- * default). An attempt's bound is its
- * `timeoutMs` (its `maxTotalTimeoutMs` where that is shorter), or with `resetTimeoutOnProgress`
- * its `maxTotalTimeoutMs`, and none without one: a tool kept alive by progress is not cut. So the
- * default deadline never ends a call the other policies would let go on; it ends the waits they
- * leave unbounded (a Retry-After up to `maxRetryAfterMs`, a throttle's pause, a fallback server's
- * own retries), as gRPC's one deadline over retries (gRFC A6) and Envoy's route timeout over
- * `per_try_timeout` do.
+ * watch: `maxTimeout`, and at least a second, for what a busy machine spends between attempts),
+ * `(attempt + max(maxTimeout, 1000)) × (retries + 1)` (35000 × 3 = 105000 ms with every default).
+ * An attempt's bound is its `timeoutMs` (its `maxTotalTimeoutMs` where that is shorter), or with
+ * `resetTimeoutOnProgress` its `maxTotalTimeoutMs`, and none without one: a tool kept alive by
+ * progress is not cut. So the default deadline does not end a call the other policies would let
+ * go on; it ends the waits they leave unbounded (a Retry-After up to `maxRetryAfterMs`, a
+ * throttle's pause, a fallback server's own retries), as gRPC's one deadline over retries
+ * (gRFC A6) and Envoy's route timeout over `per_try_timeout` do.
  */
+/** The least time the derived deadline leaves between attempts, for a busy machine's own delays. */
+const BETWEEN_ATTEMPTS_MS = 1000;
+
 export function derivedDeadlineMs(policy: { timeoutMs: number; resetTimeoutOnProgress: boolean; maxTotalTimeoutMs?: number | undefined; retry: { retries: number; maxTimeout: number } }): number {
   const cap = policy.maxTotalTimeoutMs ?? Number.POSITIVE_INFINITY;
   const attempt = policy.resetTimeoutOnProgress ? cap : Math.min(policy.timeoutMs, cap);
   const { retries, maxTimeout } = policy.retry;
-  return (attempt + maxTimeout) * (retries + 1);
+  return (attempt + Math.max(maxTimeout, BETWEEN_ATTEMPTS_MS)) * (retries + 1);
 }

@@ -84,17 +84,23 @@ export function isDeadlineError(error: McpToolError): boolean {
  * The error a call settles with at its deadline: the last failure it met, marked
  * `data.deadline: true`, with the deadline named; `request_timeout` when it met none. `cut` is the
  * error of what the deadline ended (an attempt in flight, a wait): its outcome stands where it is
- * less certain than the last failure's (an attempt cut in flight may have run).
+ * less certain than the last failure's (an attempt cut in flight may have run). A `cut` with a
+ * reason of its own (a fallback's failure at the deadline, told beside the primary's) is kept.
  */
 export function atDeadline(cut: McpToolError, last: McpToolError | undefined, deadlineMs: number): McpToolError {
   const note = `The call's deadline of ${deadlineMs} ms ran out.`;
-  const base = last && last !== cut && !isDeadlineError(last) ? last : cut;
-  const data = base.data;
-  const marked =
-    typeof data === "object" && data !== null && !Array.isArray(data) ? { ...(data as Record<string, unknown>), deadline: true } : data === undefined ? { deadline: true } : { data, deadline: true };
+  // What the deadline cut is a wait or an attempt (request_timeout): the news is the failure before it.
+  const base = cut.reason === "request_timeout" && last && last !== cut && !isDeadlineError(last) ? last : cut;
   const outcome = base.outcome === "not_sent" && cut.outcome !== "not_sent" ? cut.outcome : base.outcome;
   const message = base.message.includes(note) ? base.message : `${base.message}${/[.!?…\]]$/.test(base.message) ? "" : "."} ${note}`;
-  return base.with({ data: marked, outcome, message, attempts: Math.max(base.attempts ?? 1, cut.attempts ?? 1) });
+  return deadlineMarked(base).with({ outcome, message, attempts: Math.max(base.attempts ?? 1, cut.attempts ?? 1) });
+}
+
+/** The error, marked `data.deadline: true`: the call's deadline settled it (the pipeline's `failed` reads the mark). */
+export function deadlineMarked(error: McpToolError): McpToolError {
+  const data = error.data;
+  const marked = typeof data === "object" && data !== null && !Array.isArray(data) ? { ...(data as Record<string, unknown>), deadline: true } : data === undefined ? { deadline: true } : { data, deadline: true };
+  return error.with({ data: marked });
 }
 
 /** What a call's deadline is made from: its policy's `deadlineMs` (else the one derived from it) and `minAttemptMs`. */

@@ -4,6 +4,7 @@ import { isControlFlow } from "../errors/controlFlow.js";
 import { isMcpToolError, isServerFailure, McpToolError } from "../errors/McpToolError.js";
 import { normalize } from "../errors/normalize.js";
 import { cancelled, withDeadline } from "./abort.js";
+import { deadlineMarked, isDeadlineError } from "./Deadline.js";
 
 /** Where an answer came from when the primary failed: what the model and the artifact are told. */
 export interface FallbackNote {
@@ -118,7 +119,10 @@ async function fallBack<T>(thrown: unknown, fallback: Fallback<T>, signal: Abort
     if (signal?.aborted) throw cancelled(context, signal.reason);
     // A fallback function is the user's code and may throw anything.
     const f = isMcpToolError(fallbackError) ? fallbackError : normalize(fallbackError);
-    throw error.with({ message: `${error.message} The fallback ${fallback.from} also failed (${f.reason}): ${f.message}` });
+    const both = error.with({ message: `${error.message} The fallback ${fallback.from} also failed (${f.reason}): ${f.message}` });
+    // A fallback server's call ended by the deadline it shares with this call: so is this call.
+    throw isDeadlineError(f) ? deadlineMarked(both) : both;
   }
   return { value, fallback: { from: fallback.from, reason: error.reason, error, name: fallback.name } };
 }
+

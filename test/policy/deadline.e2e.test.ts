@@ -10,6 +10,7 @@ import { McpToolkit, type McpToolErrorJSON } from "../../src/index.js";
 import { withDeadline } from "../../src/server/index.js";
 import { DEADLINE_META } from "../../src/errors/deadline.js";
 import { closeAfterEach } from "../servers/cleanups.js";
+import { everythingStdioCommand } from "../servers/tasks/everything.js";
 import { startHttpFixture, type HttpFixture } from "../servers/http.js";
 
 const cleanups = closeAfterEach();
@@ -198,4 +199,16 @@ describe("a call's deadline", () => {
     expect(firedAfter).toBeLessThanOrEqual(1_000 + 200);
     expect(firedAfter).toBeGreaterThan(500);
   });
+
+  it("ends 16 parallel calls to server-everything at their 1 s deadline, and the connection stays good", async () => {
+    const toolkit = await McpToolkit.connect({ servers: { everything: { transport: "stdio", ...everythingStdioCommand() } }, deadlineMs: 1_000 });
+    cleanups.push(() => toolkit.close());
+    const tool = toolkit.getTool("trigger-long-running-operation")!;
+    const started = performance.now();
+    const calls = Array.from({ length: 16 }, (_, i) => tool.invoke({ type: "tool_call", id: `e${i}`, name: tool.name, args: { duration: 10, steps: 10 } }) as Promise<{ status?: string; artifact?: McpToolErrorJSON }>);
+    const replies = await Promise.all(calls);
+    expect(performance.now() - started).toBeLessThan(1_000 + SLACK_MS);
+    expect(replies.map((r) => [r.status, r.artifact?.reason, (r.artifact?.data as { deadline?: boolean } | undefined)?.deadline])).toEqual(calls.map(() => ["error", "request_timeout", true]));
+    expect(String(await toolkit.getTool("echo")!.invoke({ message: "after" }))).toContain("after");
+  }, 30_000);
 });
