@@ -29,6 +29,8 @@ export class AttemptScope {
   private totalTimer: NodeJS.Timeout | undefined;
   /** Set when one of our timers fired: which, and its length. */
   private expiry: Expiry | undefined;
+  /** A timer fired: the attempt ends after the I/O that was already waiting has been read. */
+  private expiring: ReturnType<typeof afterPendingIo> | undefined;
   /** Ends our listener on the caller's signal. */
   private readonly unfollow: () => void;
 
@@ -90,7 +92,10 @@ export class AttemptScope {
 
   /** For `onprogress`: restarts the attempt's timeout when the policy says so. */
   progress(): void {
-    if (this.options.resetTimeoutOnProgress && !this.aborted) this.arm();
+    if (!this.options.resetTimeoutOnProgress || this.aborted) return;
+    // A progress that was waiting to be read when the timer fired came in time.
+    this.expiring = cancelPendingIo(this.expiring);
+    this.arm();
   }
 
   /** (Re)starts the attempt's timer: its timeout, or what is left of the call's deadline if that is less. */
@@ -101,8 +106,21 @@ export class AttemptScope {
     this.timer = left < timeoutMs ? setTimeout(() => this.expire({ deadline: this.deadline!.ms }), left) : setTimeout(() => this.expire({ timeout: timeoutMs }), timeoutMs);
   }
 
-  /** Our timer fired (or the total cap): the attempt ends with the SDK's timeout error. */
+  /**
+   * Our timer fired (or the total cap): the attempt ends with the SDK's timeout error, once the
+   * I/O already waiting has been read. After the event loop was held up (a long synchronous
+   * task, or a busy machine that kept the process off the CPU), the loop runs expired timers
+   * before it reads what arrived meanwhile, so an answer that came in time would lose to the
+   * timer and a call that succeeded would read `request_timeout`, outcome unknown. A check for
+   * I/O first settles it with its answer; the timeout then finds the attempt over.
+   */
   private expire(data: Expiry): void {
+    if (this.aborted || this.expiring) return;
+    this.expiring = afterPendingIo(() => this.timeOut(data));
+  }
+
+  private timeOut(data: Expiry): void {
+    this.expiring = undefined;
     if (this.aborted) return;
     this.expiry = data;
     // The SDK's own timeout error shape, so the error reads the same whichever timer fired.
@@ -115,6 +133,26 @@ export class AttemptScope {
   dispose(): void {
     clearTimeout(this.timer);
     clearTimeout(this.totalTimer);
+    this.expiring = cancelPendingIo(this.expiring);
     this.unfollow();
   }
+}
+
+/**
+ * Runs `run` after the event loop has read the I/O that is ready now: Node's `setImmediate`
+ * runs after the loop's poll phase. Where there is none (workerd, the edge runtime), a 0 ms
+ * timer, which those runtimes run after the I/O they have queued.
+ */
+function afterPendingIo(run: () => void): { cancel(): void } {
+  if (typeof setImmediate === "function") {
+    const handle = setImmediate(run);
+    return { cancel: () => clearImmediate(handle) };
+  }
+  const handle = setTimeout(run, 0);
+  return { cancel: () => clearTimeout(handle) };
+}
+
+function cancelPendingIo(pending: { cancel(): void } | undefined): undefined {
+  pending?.cancel();
+  return undefined;
 }
