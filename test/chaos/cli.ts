@@ -49,7 +49,7 @@ const report = await runChaos({
   seed: num("seed", 1),
   transports,
   concurrency: num("concurrency", 8),
-  timeoutMs: num("timeout", 2000),
+  ...(value("timeout") !== undefined ? { timeoutMs: num("timeout", 2000) } : {}),
   ...(value("race-writes") !== undefined ? { raceWrites: num("race-writes", 0) } : {}),
   log: (l) => console.error(l),
 });

@@ -35,7 +35,10 @@ export interface ChaosOptions {
   concurrency?: number;
   /**
    * Per-attempt timeout, in milliseconds: how long a hang lasts. Well above a loaded machine's
-   * worst latency, so no call that was dealt a quick answer meets a real timeout. @default 2000
+   * worst latency, so no call that was dealt a quick answer meets a real timeout: by default
+   * 2000, or 5 times the slowest of three starts of the stdio server measured at the run's
+   * start (a restart after an injected exit happens inside the next call's attempt), whichever
+   * is more.
    */
   timeoutMs?: number;
   /** @default 2 */
@@ -66,12 +69,16 @@ export interface ChaosOptions {
 }
 
 export async function runChaos(input: ChaosOptions): Promise<ChaosReport> {
+  const transports = input.transports ?? (["stdio", "http"] as DrivenTransport[]);
+  const dir = mkdtempSync(join(tmpdir(), "mcp-chaos-"));
+  const stdioCommand = transports.includes("stdio") ? await bundledChaosStdioCommand(dir) : undefined;
+  const startMs = stdioCommand ? await slowestStart(stdioCommand) : 0;
   const options: ResolvedChaosOptions = {
     calls: input.calls,
     seed: input.seed,
-    transports: input.transports ?? (["stdio", "http"] as DrivenTransport[]),
+    transports,
     concurrency: input.concurrency ?? 8,
-    timeoutMs: input.timeoutMs ?? 2000,
+    timeoutMs: input.timeoutMs ?? Math.max(2000, Math.ceil(START_TIMEOUT_RATIO * startMs)),
     retries: input.retries ?? 2,
     minBackoffMs: input.minBackoffMs ?? 10,
     maxBackoffMs: input.maxBackoffMs ?? RETRY_AFTER_MS,
@@ -81,6 +88,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosReport> {
     raceWrites: input.transports?.includes("http") === false ? 0 : (input.raceWrites ?? Math.max(4, Math.round(input.calls / 50))),
   };
   const log = input.log ?? (() => {});
+  if (stdioCommand) log(`the stdio server starts in ${Math.round(startMs)} ms at worst: timeout ${options.timeoutMs} ms`);
   const started = performance.now();
   // A starved event loop turns quick answers into real timeouts; the report shows how starved it got.
   const loopDelay = monitorEventLoopDelay({ resolution: 20 });
@@ -94,7 +102,6 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosReport> {
   process.on("uncaughtException", onException);
 
   const baseline = { resources: activeResources(), children: new Set(childPids()), listeners: listenerCounts() };
-  const dir = mkdtempSync(join(tmpdir(), "mcp-chaos-"));
   const ledgerFile = join(dir, "stdio-ledger");
   // `slow` answers after two timeouts, with progress five times per timeout.
   const slowTotalMs = options.timeoutMs * 2;
@@ -129,10 +136,10 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosReport> {
       if (options.raceWrites > 0) idle = await startIdleProxy(http.port, { idleMs, mode: "crossing", armed: false });
     }
     const servers: McpToolkitConfig["servers"] = {};
-    if (options.transports.includes("stdio")) {
+    if (stdioCommand) {
       servers.stdio = {
         transport: "stdio",
-        ...(await bundledChaosStdioCommand(dir)),
+        ...stdioCommand,
         env: {
           CHAOS_SEED: String(options.seed),
           CHAOS_LEDGER: ledgerFile,
@@ -266,6 +273,25 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosReport> {
     maxEventLoopDelayMs,
     durationMs: performance.now() - started,
   });
+}
+
+/** The default timeout's multiple of the stdio server's slowest start. */
+const START_TIMEOUT_RATIO = 5;
+
+/**
+ * The calibration: the slowest of three starts of the stdio server (spawn, initialize, the
+ * tool list) on this machine now, in milliseconds. A busy machine stretches them, and the
+ * default timeout with them, so no call dealt a quick answer meets a real timeout.
+ */
+async function slowestStart(command: { command: string; args: string[] }): Promise<number> {
+  let slowest = 0;
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    const probe = await McpToolkit.connect({ servers: { probe: { transport: "stdio", ...command, env: { CHAOS_MIX: JSON.stringify({ ok: 1 }) } } } });
+    slowest = Math.max(slowest, performance.now() - started);
+    await probe.close();
+  }
+  return slowest;
 }
 
 async function poll<T>(read: () => T, done: (value: T) => boolean, ms: number): Promise<T> {
