@@ -19,6 +19,9 @@ export const FAULT_SUITES = [
   // Every example run as a user runs it, each in its own tsx process with its servers (14–18 s
   // apiece, 26 s for the file on the quiet machine, and most of two cores while it runs).
   "test/examples.test.ts",
+  // Every code block of the README and docs/ run the same way, against embedded servers and a
+  // real redis-server (30–40 s on the loaded machine, both cores).
+  "test/docs/blocks.test.ts",
 ];
 
 /**
