@@ -169,11 +169,14 @@ export interface SharedStateEvent {
 }
 
 /**
- * Where a server stands: `"connecting"` until its first connect ends, `"connected"` while its
- * tools are offered, `"failed"` when its last connect failed (an optional server is tried again
- * in the background), `"closed"` once the toolkit closed.
+ * Where a server stands: `"connecting"` until its first connect ends; while its tools are
+ * offered, `"connected"`, or what its finished calls say: `"unauthorized"` when its last counted
+ * call was refused a 401, `"degraded"` when at least half of its last 20 counted calls (5 at
+ * the fewest) failed on the server's side (transport, protocol or timeout, never a tool's
+ * `isError` or a call the caller ended); `"failed"` when its last connect failed (an optional
+ * server is tried again in the background); `"closed"` once the toolkit closed.
  */
-export type ServerState = "connected" | "connecting" | "failed" | "closed";
+export type ServerState = "connected" | "degraded" | "unauthorized" | "connecting" | "failed" | "closed";
 
 /** One server's part of `McpToolkit.status()`. */
 export interface ServerStatus {
@@ -194,11 +197,17 @@ export interface ServerStatus {
    * for a server whose process cannot start (`server_start_failed`, `spawn_failed`).
    */
   nextAttemptAt?: number;
+  /**
+   * Set once the background stopped trying a failed optional server whose process cannot start:
+   * how many connect attempts in a row failed (5, the first connect included). Only `refresh()`
+   * tries it again; a server that comes up loses it.
+   */
+  gaveUpAfter?: number;
 }
 
 /**
- * A server's state changed (or, while it stays `"failed"`, the reason it fails did): its status
- * as `McpToolkit.status()` now reports it.
+ * A server's state changed (or, while it stays `"failed"`, the reason it fails did, or the
+ * background stopped trying it: `gaveUpAfter`): its status as `McpToolkit.status()` now reports it.
  */
 export interface ServerStatusEvent extends ServerStatus {
   type: "server_status";

@@ -1,6 +1,7 @@
 /**
- * Optional servers that failed to connect, tried again in the background until they come up or
- * the toolkit closes. Each server has one loop; `refresh()` cuts its wait short, and an attempt
+ * Optional servers that failed to connect, tried again in the background until they come up, the
+ * toolkit closes, or (a process that cannot start) {@link START_FAILED_MAX_ATTEMPTS} attempts in
+ * a row have failed. Each server has one loop; `refresh()` cuts its wait short, and an attempt
  * under way is shared by whoever asks for one, so a server is never connected twice at once.
  */
 import { DEFAULT_RECONNECT, type ReconnectOptions } from "../config/index.js";
@@ -20,6 +21,13 @@ export const BACKGROUND_MIN_DELAY_MS = 100;
  */
 export const START_FAILED_MAX_DELAY_MS = 300_000;
 
+/**
+ * How many connect attempts in a row, the first connect included, an optional server gets when
+ * its process cannot start: after the last one fails that way, the background stops trying (with
+ * the defaults, some 1.5 s after the first) and only `refresh()`, a person's fix, tries again.
+ */
+export const START_FAILED_MAX_ATTEMPTS = 5;
+
 /** Failures that only a person's fix ends: the command itself is wrong. */
 const CANNOT_START: ReadonlySet<Reason> = new Set(["server_start_failed", "spawn_failed"]);
 
@@ -27,14 +35,16 @@ const CANNOT_START: ReadonlySet<Reason> = new Set(["server_start_failed", "spawn
  * The wait before background attempt `failures + 1`, from the server's `reconnect` backoff:
  * `minDelayMs` doubling up to `maxDelayMs`, as the connection waits before a reconnect, and
  * never less than that wait, so the connection itself has nothing left to wait and an attempt's
- * time is the connect's own. `undefined` when the server's reconnection is off: it is then
- * tried only by `refresh()`.
+ * time is the connect's own. `undefined` when there is no attempt in the background: the server's
+ * reconnection is off, or its process could not start at the last of
+ * {@link START_FAILED_MAX_ATTEMPTS} attempts in a row. It is then tried only by `refresh()`.
  */
 export function backgroundDelay(reconnect: ReconnectOptions | undefined, failures: number, lastReason?: Reason): number | undefined {
   const { enabled, minDelayMs, maxDelayMs } = { ...DEFAULT_RECONNECT, ...reconnect };
-  if (!enabled) return undefined;
+  const cannotStart = lastReason !== undefined && CANNOT_START.has(lastReason);
+  if (!enabled || (cannotStart && failures >= START_FAILED_MAX_ATTEMPTS)) return undefined;
   const base = Math.max(minDelayMs, BACKGROUND_MIN_DELAY_MS);
-  const cap = lastReason && CANNOT_START.has(lastReason) ? Math.max(maxDelayMs, START_FAILED_MAX_DELAY_MS) : maxDelayMs;
+  const cap = cannotStart ? Math.max(maxDelayMs, START_FAILED_MAX_DELAY_MS) : maxDelayMs;
   return Math.max(BACKGROUND_MIN_DELAY_MS, Math.min(cap, base * 2 ** Math.min(failures - 1, 30)));
 }
 
@@ -58,8 +68,12 @@ export class BackgroundConnects {
   constructor(
     private readonly attemptOnce: (server: string) => Promise<boolean>,
     private readonly delayOf: (server: string, failures: number) => number | undefined,
-    /** Told when a server's next attempt is due (epoch ms) as its wait begins, and `undefined` when the wait ends. */
-    private readonly onWait: (server: string, at: number | undefined) => void = () => {},
+    private readonly hooks: {
+      /** Told when a server's next attempt is due (epoch ms) as its wait begins, and `undefined` when the wait ends. */
+      onWait?: (server: string, at: number | undefined) => void;
+      /** Told when a server's loop stops trying after `failures` failed attempts in a row (its `delayOf` said none). */
+      onGiveUp?: (server: string, failures: number) => void;
+    } = {},
   ) {}
 
   /** Starts trying `server` again in the background (its first attempt failed), unless it is already. */
@@ -90,12 +104,12 @@ export class BackgroundConnects {
   private async run(server: string, loop: Loop): Promise<void> {
     for (let failures = 1; !this.stopped; failures++) {
       const delay = this.delayOf(server, failures);
-      if (delay === undefined) return;
+      if (delay === undefined) return this.hooks.onGiveUp?.(server, failures);
       loop.wake = new AbortController();
-      this.onWait(server, Date.now() + delay);
+      this.hooks.onWait?.(server, Date.now() + delay);
       // An abort is a wake (refresh) or the end (close); both go on to the check below.
       await sleep(delay, loop.wake.signal).catch(() => undefined);
-      this.onWait(server, undefined);
+      this.hooks.onWait?.(server, undefined);
       if (this.stopped || (await this.attempt(server))) return;
     }
   }

@@ -1,7 +1,7 @@
 /**
  * How a toolkit's servers join it: the first connect of each, where a required server's failure
  * rejects `connect()` and an optional one's is recorded and retried in the background; the
- * servers still waiting; and the status of each.
+ * servers still waiting; and the status of each, which its finished calls keep true.
  */
 import type { McpToolkitConfig } from "../config/index.js";
 import type { McpToolError } from "../errors/McpToolError.js";
@@ -10,6 +10,7 @@ import type { EventHub } from "../eventHub.js";
 import type { ServerStatus } from "../events.js";
 import type { Connection } from "../mcp/session/Connection.js";
 import { backgroundDelay, BackgroundConnects } from "./backgroundConnect.js";
+import { watchCalls } from "./callHealth.js";
 import { ServerStatusBoard } from "./serverStatus.js";
 
 export interface ServerConnectsParts {
@@ -33,6 +34,8 @@ type Attempt = { error: McpToolError } | { error?: undefined; connectMs: number 
 export class ServerConnects {
   /** Servers whose last connect failed, waiting to be tried again. */
   readonly pending = new Set<string>();
+  /** Servers whose last connect failed and that the background stopped trying: `refresh()` alone tries them. */
+  private readonly stopped = new Set<string>();
   private readonly board: ServerStatusBoard;
   private readonly background: BackgroundConnects;
   private closed = false;
@@ -42,8 +45,9 @@ export class ServerConnects {
     this.background = new BackgroundConnects(
       (server) => this.retry(server),
       (server, failures) => backgroundDelay(parts.config.servers[server]?.reconnect, failures, this.board.lastReason(server)),
-      (server, at) => this.board.nextAttempt(server, at),
+      { onWait: (server, at) => this.board.nextAttempt(server, at), onGiveUp: (server, failures) => this.gaveUp(server, failures) },
     );
+    watchCalls(parts.events, (server, error) => this.board.callEnded(server, error));
   }
 
   /**
@@ -65,9 +69,10 @@ export class ServerConnects {
     for (const server of servers) if (this.pending.has(server)) this.background.start(server);
   }
 
-  /** Tries every waiting server now (each joined with an attempt already under way). */
+  /** Tries every waiting server now, and those the background stopped trying (each joined with an attempt already under way). */
   async refresh(): Promise<void> {
-    if (this.pending.size > 0 && !this.closed) await this.background.now([...this.pending]);
+    const failed = [...this.pending, ...this.stopped];
+    if (failed.length > 0 && !this.closed) await this.background.now(failed);
   }
 
   /** A server's connection was re-established after it closed. */
@@ -91,7 +96,7 @@ export class ServerConnects {
 
   /** One background (or `refresh()`) attempt: true once the server is connected and its tools joined. */
   private async retry(server: string): Promise<boolean> {
-    if (!this.pending.has(server)) return true;
+    if (!this.pending.has(server) && !this.stopped.has(server)) return true;
     const attempt = await this.attempt(server);
     if (attempt.error || this.closed) return !attempt.error;
     this.joined([{ server, connectMs: attempt.connectMs }], true);
@@ -105,14 +110,22 @@ export class ServerConnects {
       // Started from a catalog: its tools are known, and its first call connects it.
       if (!connection.fromCatalog) await connection.lease();
       this.pending.delete(server);
+      this.stopped.delete(server);
       return { connectMs: performance.now() - started };
     } catch (thrown) {
       const error = normalize(thrown, { serverName: server });
-      this.pending.add(server);
+      if (!this.stopped.has(server)) this.pending.add(server);
       // After close() a failure is the close itself: nothing to report.
       if (!this.closed && this.board.failed(server, this.parts.redact(error))) this.parts.events.emit({ type: "error", serverName: server, error });
       return { error };
     }
+  }
+
+  /** The background stopped trying `server`: it no longer waits (`pendingServers`), and its status says so. */
+  private gaveUp(server: string, failures: number): void {
+    if (this.closed || !this.pending.delete(server)) return;
+    this.stopped.add(server);
+    this.board.gaveUp(server, failures);
   }
 
   /** Builds the tools of servers that connected, then reports them connected (their tools listed). */

@@ -6,6 +6,7 @@
 import { DEFAULT_SERVER_OPTIONS, type McpToolkitConfig, type ServerConfig } from "../config/index.js";
 import type { McpToolError } from "../errors/McpToolError.js";
 import type { McpEvent, ServerState, ServerStatus } from "../events.js";
+import { CallHealth, callVerdict } from "./callHealth.js";
 
 /**
  * Must this server connect for `connect()` to succeed? Its own `required` wins; unset, the
@@ -22,7 +23,13 @@ interface Entry {
   lastError?: { reason: McpToolError["reason"]; message: string };
   connectMs?: number;
   nextAttemptAt?: number;
+  gaveUpAfter?: number;
+  /** Its finished calls since it joined: whether it reads `"degraded"` or `"unauthorized"`. */
+  calls: CallHealth;
 }
+
+/** The states of a server whose tools are offered: its calls tell which. */
+const LIVE: ReadonlySet<ServerState> = new Set(["connected", "degraded", "unauthorized"]);
 
 export class ServerStatusBoard {
   private readonly entries = new Map<string, Entry>();
@@ -36,7 +43,7 @@ export class ServerStatusBoard {
     private readonly emit: (event: McpEvent) => void,
     private readonly toolsOf: (server: string) => string[],
   ) {
-    for (const [name, server] of Object.entries(config.servers)) this.entries.set(name, { state: "connecting", required: isRequired(server, config) });
+    for (const [name, server] of Object.entries(config.servers)) this.entries.set(name, { state: "connecting", required: isRequired(server, config), calls: new CallHealth() });
   }
 
   required(server: string): boolean {
@@ -49,6 +56,8 @@ export class ServerStatusBoard {
     if (!entry || entry.state === "closed") return;
     const previous = entry.state;
     entry.state = "connected";
+    entry.calls.reset();
+    delete entry.gaveUpAfter;
     entry.connectMs = Math.round(facts.connectMs);
     if (facts.protocolVersion === undefined) delete entry.protocolVersion;
     else entry.protocolVersion = facts.protocolVersion;
@@ -58,7 +67,20 @@ export class ServerStatusBoard {
   /** The connection was established again after it closed: the version may differ (an upgraded server). */
   reconnected(server: string, protocolVersion: string | undefined): void {
     const entry = this.entries.get(server);
-    if (entry?.state === "connected" && protocolVersion !== undefined) entry.protocolVersion = protocolVersion;
+    if (entry && LIVE.has(entry.state) && protocolVersion !== undefined) entry.protocolVersion = protocolVersion;
+  }
+
+  /**
+   * One of the server's tool calls ended (`error`: how it failed). While its tools are offered,
+   * its state follows its calls (see callHealth.ts); each change is told.
+   */
+  callEnded(server: string, error?: McpToolError): void {
+    const entry = this.entries.get(server);
+    if (!entry || !LIVE.has(entry.state)) return;
+    entry.calls.record(callVerdict(error));
+    const previous = entry.state;
+    entry.state = entry.calls.state;
+    if (entry.state !== previous) this.report(server, entry, previous);
   }
 
   /**
@@ -90,6 +112,18 @@ export class ServerStatusBoard {
     else entry.nextAttemptAt = at;
   }
 
+  /**
+   * A failed server's background attempts stopped after `attempts` failed ones in a row (its
+   * process cannot start): told once more, so a listener learns that only `refresh()` is left.
+   */
+  gaveUp(server: string, attempts: number): void {
+    const entry = this.entries.get(server);
+    if (entry?.state !== "failed") return;
+    delete entry.nextAttemptAt;
+    entry.gaveUpAfter = attempts;
+    this.report(server, entry, entry.state);
+  }
+
   /** The toolkit closed: every server is `"closed"`, each told once. */
   closeAll(): void {
     for (const [server, entry] of this.entries) {
@@ -112,10 +146,11 @@ export class ServerStatusBoard {
       state: entry.state,
       required: entry.required,
       ...(entry.protocolVersion !== undefined ? { protocolVersion: entry.protocolVersion } : {}),
-      tools: entry.state === "connected" ? this.toolsOf(server) : [],
+      tools: LIVE.has(entry.state) ? this.toolsOf(server) : [],
       ...(entry.lastError ? { lastError: { ...entry.lastError } } : {}),
       ...(entry.connectMs !== undefined ? { connectMs: entry.connectMs } : {}),
       ...(entry.state === "failed" && entry.nextAttemptAt !== undefined ? { nextAttemptAt: entry.nextAttemptAt } : {}),
+      ...(entry.state === "failed" && entry.gaveUpAfter !== undefined ? { gaveUpAfter: entry.gaveUpAfter } : {}),
     };
   }
 

@@ -25,7 +25,7 @@ const yes = (): boolean => true;
  * A server failure counts against the server. A cancel says nothing about it either way. Any
  * other end, a success, a tool's own `isError` or a permanent error, shows a server that answers.
  */
-function verdictOf(error: unknown): Verdict {
+export function verdictOf(error: unknown): Verdict {
   if (isControlFlow(error)) return "no_evidence";
   // The server answered (it refused a session it forgot, or our version): it is up.
   if (isMcpToolError(error) && reasonInfo(error.reason).serverAnswered) return "healthy";

@@ -2,7 +2,8 @@
  * A stdio server that exits before it answers `initialize` failed to start: permanent, nothing
  * sent, named from what the process said (a misspelt npx package, a script that does not exist),
  * never "closed during the call". An optional one is tried again in the background with waits
- * that keep doubling up to 5 minutes, and its status says when the next try is.
+ * that keep doubling up to 5 minutes, a bounded number of times (serverStatusTruth.test.ts), and
+ * its status says when the next try is.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -11,7 +12,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { McpToolkit } from "../../src/index.js";
 import { isMcpToolError } from "../../src/errors/McpToolError.js";
-import { backgroundDelay, START_FAILED_MAX_DELAY_MS } from "../../src/langchain/backgroundConnect.js";
+import { backgroundDelay, START_FAILED_MAX_ATTEMPTS, START_FAILED_MAX_DELAY_MS } from "../../src/langchain/backgroundConnect.js";
 import { DEFAULT_RECONNECT } from "../../src/config/index.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 import { closesLater } from "../servers/replies.js";
@@ -61,12 +62,15 @@ describe("a stdio server that exits before it answers initialize", () => {
 });
 
 describe("the background waits of a server that cannot start", () => {
-  it("double up to 5 minutes, where other failures stop at reconnect.maxDelayMs", () => {
-    const waits = (reason?: "server_start_failed" | "connection_refused") => Array.from({ length: 16 }, (_, i) => backgroundDelay(undefined, i + 1, reason)!);
+  it("double up to 5 minutes, where other failures stop at reconnect.maxDelayMs (until the last of its tries)", () => {
+    // With a first wait of a minute, the 5-minute cap is reached within its bounded tries.
+    const reconnect = { minDelayMs: 60_000 };
+    const waits = (reason?: "server_start_failed" | "connection_refused") => Array.from({ length: START_FAILED_MAX_ATTEMPTS - 1 }, (_, i) => backgroundDelay(reconnect, i + 1, reason)!);
     const cannotStart = waits("server_start_failed");
     expect(cannotStart.at(-1)).toBe(START_FAILED_MAX_DELAY_MS);
     for (let i = 1; i < cannotStart.length; i++) expect(cannotStart[i]).toBeGreaterThanOrEqual(cannotStart[i - 1]!);
     expect(Math.max(...waits("connection_refused"))).toBe(DEFAULT_RECONNECT.maxDelayMs);
+    expect(backgroundDelay(reconnect, START_FAILED_MAX_ATTEMPTS, "server_start_failed")).toBeUndefined();
   });
 });
 

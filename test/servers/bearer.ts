@@ -66,6 +66,8 @@ export class BearerServer {
   failWhen: (caller: string | undefined) => boolean = () => false;
   /** Which calls of `my_data`, by their `caller` argument, are answered as the SDK answers a tool it stopped listing. */
   missWhen: (caller: string) => boolean = () => false;
+  /** Tokens revoked since they were issued: the SDK's bearer auth refuses them (401 invalid_token). */
+  readonly revoked = new Set<string>();
   port = 0;
   private http?: HttpServer;
   private readonly sockets = new Set<Socket>();
@@ -144,6 +146,11 @@ export class BearerServer {
     return server;
   }
 
+  /** The token, or none when it was revoked. */
+  private live(token: string): string {
+    return this.revoked.has(token) ? "" : token;
+  }
+
   /** Records a POST and answers the planned failures; false when it answered. */
   private front(req: IncomingMessage, body: unknown, res: ServerResponse): boolean {
     // The toolkit's keep-alive check (an OPTIONS before a call on idle connections).
@@ -162,7 +169,7 @@ export class BearerServer {
   private expressApp(): Handler {
     const app = createMcpExpressApp();
     app.use((req: IncomingMessage & { body?: unknown }, res: ServerResponse, next: () => void) => this.front(req, req.body, res) && next());
-    app.use(expressBearerAuth({ verifier: { verifyAccessToken: (token) => verifyAccessToken(token, (m) => new InvalidTokenError(m)) } }));
+    app.use(expressBearerAuth({ verifier: { verifyAccessToken: (token) => verifyAccessToken(this.live(token), (m) => new InvalidTokenError(m)) } }));
     const serve = this.kind === "v1-sse" ? this.v1Sse : this.v1Streamable;
     app.all(["/mcp", "/sse", "/messages"], (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => void serve.call(this, req, res, req.body));
     return app as Handler;
@@ -193,7 +200,7 @@ export class BearerServer {
 
   /** v2: node:http bridged to the v2 fetch gate, then the per-request handler or a session transport. */
   private fetchGate(): Handler {
-    const gate = fetchBearerAuth({ verifier: { verifyAccessToken: (token) => verifyAccessToken(token, (m) => new OAuthError(OAuthErrorCode.InvalidToken, m)) } });
+    const gate = fetchBearerAuth({ verifier: { verifyAccessToken: (token) => verifyAccessToken(this.live(token), (m) => new OAuthError(OAuthErrorCode.InvalidToken, m)) } });
     let serve: (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, body: unknown) => Promise<void>;
     if (this.kind === "v2") {
       const handler = createMcpHandler(() => this.v2Server(), { legacy: "stateless" });
