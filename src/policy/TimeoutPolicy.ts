@@ -30,7 +30,7 @@ export class AttemptScope {
   /** Set when one of our timers fired: which, and its length. */
   private expiry: Expiry | undefined;
   /** A timer fired: the attempt ends after the I/O that was already waiting has been read. */
-  private expiring: ReturnType<typeof afterPendingIo> | undefined;
+  private expiring: { data: Expiry; pending: ReturnType<typeof afterPendingIo> } | undefined;
   /** Ends our listener on the caller's signal. */
   private readonly unfollow: () => void;
 
@@ -93,8 +93,12 @@ export class AttemptScope {
   /** For `onprogress`: restarts the attempt's timeout when the policy says so. */
   progress(): void {
     if (!this.options.resetTimeoutOnProgress || this.aborted) return;
-    // A progress that was waiting to be read when the timer fired came in time.
-    this.expiring = cancelPendingIo(this.expiring);
+    if (this.expiring) {
+      // A progress that was waiting to be read when the attempt's own timer fired came in time;
+      // the total cap and the call's deadline are not moved by progress.
+      if (!("timeout" in this.expiring.data)) return;
+      this.expiring = cancelPendingIo(this.expiring);
+    }
     this.arm();
   }
 
@@ -115,11 +119,17 @@ export class AttemptScope {
    * I/O first settles it with its answer; the timeout then finds the attempt over.
    */
   private expire(data: Expiry): void {
-    if (this.aborted || this.expiring) return;
-    this.expiring = afterPendingIo(() => this.timeOut(data));
+    if (this.aborted) return;
+    if (this.expiring) {
+      // The cap or the deadline, which progress does not move, stands over the attempt's own timeout.
+      if ("timeout" in this.expiring.data) this.expiring.data = data;
+      return;
+    }
+    this.expiring = { data, pending: afterPendingIo(() => this.timeOut()) };
   }
 
-  private timeOut(data: Expiry): void {
+  private timeOut(): void {
+    const data = this.expiring!.data;
     this.expiring = undefined;
     if (this.aborted) return;
     this.expiry = data;
@@ -152,7 +162,7 @@ function afterPendingIo(run: () => void): { cancel(): void } {
   return { cancel: () => clearTimeout(handle) };
 }
 
-function cancelPendingIo(pending: { cancel(): void } | undefined): undefined {
-  pending?.cancel();
+function cancelPendingIo(expiring: { pending: { cancel(): void } } | undefined): undefined {
+  expiring?.pending.cancel();
   return undefined;
 }

@@ -79,4 +79,23 @@ describe("an answer that arrived while the event loop was blocked", () => {
       await server.close();
     }
   }, 60_000);
+
+  it("does not let a progress read after the block move the total cap (resetTimeoutOnProgress with maxTotalTimeoutMs)", async () => {
+    const toolkit = await McpToolkit.connect({
+      servers: { s: { transport: "stdio", ...stdioFixtureCommand() } },
+      tools: { slow: { timeoutMs: 600, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 900, retry: { retries: 0 } } },
+      breaker: { enabled: false },
+    });
+    try {
+      // The server reports progress every 20 ms: some is always waiting when the loop comes back.
+      const reply = toolkit.getTool("slow")!.invoke({ type: "tool_call", id: "p", name: "slow", args: { ms: 20_000, progressEveryMs: 20 } }) as Promise<ToolMessage>;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await blockLoop(1_500);
+      const message = await reply;
+      expect(message.artifact).toMatchObject({ reason: "request_timeout" });
+      expect(message.content).toContain("maximum total time of 900 ms");
+    } finally {
+      await toolkit.close();
+    }
+  }, 60_000);
 });
