@@ -29,7 +29,15 @@ export const FAULT_SUITES = [
  * machine does not flake; and the setup file that closes what shared helpers opened (see
  * `sharedCleanups` in test/servers/cleanups.ts).
  */
-export const SHARED = { testTimeout: 30_000, hookTimeout: 30_000, pool: "forks" as const, maxWorkers: 2, setupFiles: ["./test/support/cleanups.setup.ts"] };
+export const SHARED = {
+  testTimeout: 30_000,
+  hookTimeout: 30_000,
+  pool: "forks" as const,
+  maxWorkers: 2,
+  setupFiles: ["./test/support/cleanups.setup.ts"],
+  // vitest's 1 s default is a guess at the machine's speed; vi.waitFor gets the same in the setup file.
+  expect: { poll: { timeout: 10_000 } },
+};
 
 /**
  * Files that run one after another in a worker without a fresh module graph each (`isolate:

@@ -12,11 +12,15 @@ import { DEADLINE_META } from "../../src/errors/deadline.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 import { everythingStdioCommand } from "../servers/tasks/everything.js";
 import { startHttpFixture, type HttpFixture } from "../servers/http.js";
+import { stopwatch, type Stopwatch } from "../timing.js";
 
 const cleanups = closeAfterEach();
 
 const DEADLINE_MS = 2_000;
-/** How late past its deadline a call may settle on a busy machine: the issue's bound. */
+/**
+ * How late past its deadline a call may settle: the issue's bound, widened by the event loop's
+ * measured stall in the same run (test/timing.ts), so a busy machine does not fail it.
+ */
 const SLACK_MS = 500;
 
 /** One tools/call as it left the client: when, and what `_meta` told the server. */
@@ -52,12 +56,13 @@ async function server(): Promise<HttpFixture> {
 }
 
 /** Calls the tool, and returns the error it settled with and how long that took. */
-async function timedFailure(toolkit: McpToolkit, tool: string, args: Record<string, unknown>): Promise<{ error: McpToolErrorJSON; ms: number; started: number }> {
+async function timedFailure(toolkit: McpToolkit, tool: string, args: Record<string, unknown>): Promise<{ error: McpToolErrorJSON; ms: number; started: number; clock: Stopwatch }> {
+  const clock = stopwatch();
   const started = performance.now();
   const reply = (await toolkit.getTool(tool)!.invoke({ type: "tool_call", id: "1", name: tool, args })) as { status?: string; artifact: McpToolErrorJSON };
   const ms = performance.now() - started;
   expect(reply.status).toBe("error");
-  return { error: reply.artifact, ms, started };
+  return { error: reply.artifact, ms, started, clock };
 }
 
 /** Every request that left did so before the deadline, telling the server at least the floor (100 ms). */
@@ -74,10 +79,10 @@ describe("a call's deadline", () => {
     const http = await server();
     const { toolkit, sent } = await toolkitFor({ api: http }, { retry: { retries: 50, minTimeout: 300, maxTimeout: 5_000, randomize: false } });
     http.failNext(503, { count: 1_000 });
-    const { error, ms, started } = await timedFailure(toolkit, "echo", { text: "x" });
+    const { error, ms, started, clock } = await timedFailure(toolkit, "echo", { text: "x" });
     expect(error).toMatchObject({ reason: "service_unavailable", outcome: "not_sent", data: { deadline: true } });
     expect(error.message).toContain(`deadline of ${DEADLINE_MS} ms`);
-    expect(ms).toBeLessThan(DEADLINE_MS + SLACK_MS);
+    clock.within(DEADLINE_MS + SLACK_MS, "the call settles at its deadline", ms);
     expect(sent.filter((s) => s.at >= started).length).toBeGreaterThan(1);
     expectSendsWithin(sent, started);
   });
@@ -89,9 +94,9 @@ describe("a call's deadline", () => {
       { retry: { retries: 5, minTimeout: 50, maxTimeout: 20_000 }, breaker: { failureThreshold: 1, initialHalfOpenAfterMs: 10_000, halfOpenAfterMs: 10_000 }, timeoutMs: 20_000 },
     );
     http.failNext(500, { count: 1 });
-    const { error, ms, started } = await timedFailure(toolkit, "echo", { text: "x" });
+    const { error, ms, started, clock } = await timedFailure(toolkit, "echo", { text: "x" });
     expect(["server_error", "circuit_open"]).toContain(error.reason);
-    expect(ms).toBeLessThan(DEADLINE_MS + SLACK_MS);
+    clock.within(DEADLINE_MS + SLACK_MS, "the call settles at its deadline", ms);
     expectSendsWithin(sent, started);
   });
 
@@ -101,12 +106,12 @@ describe("a call's deadline", () => {
     http.failNext(429, { retryAfter: "10" });
     const first = await timedFailure(toolkit, "echo", { text: "x" });
     expect(first.error).toMatchObject({ reason: "rate_limited", data: { deadline: true } });
-    expect(first.ms).toBeLessThan(DEADLINE_MS + SLACK_MS);
+    first.clock.within(DEADLINE_MS + SLACK_MS, "the call settles at its deadline", first.ms);
     // The next call meets the server's wait on the gate: refused at once, nothing sent.
     const posts = http.posts;
     const second = await timedFailure(toolkit, "echo", { text: "y" });
     expect(second.error.reason).toBe("rate_limited");
-    expect(second.ms).toBeLessThan(DEADLINE_MS + SLACK_MS);
+    second.clock.within(DEADLINE_MS + SLACK_MS, "the gate refuses the next call at once", second.ms);
     expect(http.posts).toBe(posts);
     expectSendsWithin(sent, first.started);
   });
@@ -117,10 +122,11 @@ describe("a call's deadline", () => {
     // One refusal turns the throttle on: from then on about one call a second goes.
     http.failNext(429);
     await timedFailure(toolkit, "echo", { text: "first" });
+    const clock = stopwatch();
     const started = performance.now();
     const calls = Array.from({ length: 5 }, (_, i) => toolkit.getTool("echo")!.invoke({ type: "tool_call", id: String(i), name: "echo", args: { text: String(i) } }) as Promise<{ status?: string; artifact: unknown }>);
     const replies = await Promise.all(calls);
-    expect(performance.now() - started).toBeLessThan(DEADLINE_MS + SLACK_MS);
+    clock.within(DEADLINE_MS + SLACK_MS, "the queued calls settle by their deadline");
     const refused = replies.filter((r) => r.status === "error").map((r) => r.artifact as McpToolErrorJSON);
     expect(refused.length).toBeGreaterThan(0);
     for (const error of refused) expect(error).toMatchObject({ outcome: "not_sent" });
@@ -133,10 +139,10 @@ describe("a call's deadline", () => {
     const { toolkit, sent } = await toolkitFor({ api: http }, { retry: { retries: 20, minTimeout: 200, maxTimeout: 5_000 }, tools: { echo: { idempotent: true } } });
     expect(await toolkit.getTool("echo")!.invoke({ text: "up" })).toBe("up");
     await http.down();
-    const { error, ms, started } = await timedFailure(toolkit, "echo", { text: "x" });
+    const { error, ms, started, clock } = await timedFailure(toolkit, "echo", { text: "x" });
     expect(error).toMatchObject({ data: { deadline: true } });
     expect(["connection_refused", "request_timeout", "connection_closed", "connection_reset"]).toContain(error.reason);
-    expect(ms).toBeLessThan(DEADLINE_MS + SLACK_MS);
+    clock.within(DEADLINE_MS + SLACK_MS, "the call settles at its deadline", ms);
     expectSendsWithin(sent, started);
   });
 
@@ -155,9 +161,9 @@ describe("a call's deadline", () => {
     });
     cleanups.push(() => fallbackToolkit.close());
     primary.failNext(503, { count: 10 });
-    const { error, ms, started } = await timedFailure(fallbackToolkit, "slow", { ms: 10_000 });
+    const { error, ms, started, clock } = await timedFailure(fallbackToolkit, "slow", { ms: 10_000 });
     expect(error).toMatchObject({ reason: "service_unavailable", data: { deadline: true } });
-    expect(ms).toBeLessThan(DEADLINE_MS + SLACK_MS);
+    clock.within(DEADLINE_MS + SLACK_MS, "the call settles at its deadline", ms);
     // The fallback's request went, inside the primary's deadline, and told the backup what was left.
     expect(backup.state.calls).toContain("slow");
     expectSendsWithin(sent, started);
@@ -189,14 +195,18 @@ describe("a call's deadline", () => {
     });
     cleanups.push(() => http.close());
     const { toolkit } = await toolkitFor({ api: http }, { deadlineMs: 1_000 });
-    const { error, ms } = await timedFailure(toolkit, "sleep", {});
-    expect(error).toMatchObject({ reason: "request_timeout", outcome: "unknown", data: { deadline: true } });
-    expect(ms).toBeLessThan(1_000 + SLACK_MS);
+    const { error, ms, clock } = await timedFailure(toolkit, "sleep", {});
+    // The server's timer and the caller's end together: the client reads its own cut or, when the
+    // server's answer was read first (a busy machine held the client's timer back), the server's
+    // word for the same deadline.
+    if (error.reason === "tool_error") expect(error.message).toMatch(/deadline/i);
+    else expect(error).toMatchObject({ reason: "request_timeout", outcome: "unknown", data: { deadline: true } });
+    clock.within(1_000 + SLACK_MS, "the call settles at its 1 s deadline", ms);
     expect(seen).toHaveLength(1);
     // Timed on the server, from the request's arrival: within 0.2 s of the caller's deadline.
     await expect.poll(() => seen[0]!.aborted).toBeDefined();
     const firedAfter = seen[0]!.aborted! - seen[0]!.arrived;
-    expect(firedAfter).toBeLessThanOrEqual(1_000 + 200);
+    clock.within(1_000 + 200, "the server's handler is aborted at the caller's deadline", firedAfter);
     expect(firedAfter).toBeGreaterThan(500);
   });
 
@@ -204,10 +214,10 @@ describe("a call's deadline", () => {
     const toolkit = await McpToolkit.connect({ servers: { everything: { transport: "stdio", ...everythingStdioCommand() } }, deadlineMs: 1_000 });
     cleanups.push(() => toolkit.close());
     const tool = toolkit.getTool("trigger-long-running-operation")!;
-    const started = performance.now();
+    const clock = stopwatch();
     const calls = Array.from({ length: 16 }, (_, i) => tool.invoke({ type: "tool_call", id: `e${i}`, name: tool.name, args: { duration: 10, steps: 10 } }) as Promise<{ status?: string; artifact?: McpToolErrorJSON }>);
     const replies = await Promise.all(calls);
-    expect(performance.now() - started).toBeLessThan(1_000 + SLACK_MS);
+    clock.within(1_000 + SLACK_MS, "16 calls end at their 1 s deadline");
     expect(replies.map((r) => [r.status, r.artifact?.reason, (r.artifact?.data as { deadline?: boolean } | undefined)?.deadline])).toEqual(calls.map(() => ["error", "request_timeout", true]));
     expect(String(await toolkit.getTool("echo")!.invoke({ message: "after" }))).toContain("after");
   }, 30_000);
