@@ -11,6 +11,11 @@ interface CallFields {
 /** A tool call started. */
 export interface CallEvent extends CallFields {
   type: "call";
+  /**
+   * Set when the call joined an identical one in flight (a tool's `coalesce`) instead of sending
+   * its own: the shared request reports its own `call`, `retry`, `success` or `error`, unmarked.
+   */
+  coalesced?: true;
 }
 
 /** An attempt failed and the call will try again after `delayMs`. */
@@ -30,6 +35,8 @@ export interface SuccessEvent extends CallFields {
   attempts: number;
   /** From the call's start to its result, in milliseconds. */
   durationMs: number;
+  /** Set when the call shared another's request (a tool's `coalesce`): its `attempts` is then 0, none of its own. */
+  coalesced?: true;
 }
 
 /** A fallback answered instead of the failed tool. */
@@ -52,6 +59,8 @@ export interface ErrorEvent {
   /** How many attempts were made. */
   attempt?: number;
   error: McpToolError;
+  /** Set when the call shared another's request (a tool's `coalesce`): the error is that request's, or the caller's own leaving. */
+  coalesced?: true;
 }
 
 /** A server's connection was established again after it closed. */
@@ -143,6 +152,18 @@ export interface CircuitOpenEvent {
   serverName: string;
   /** The failure that opened it. */
   error?: McpToolError;
+  /** Set when a rate over the breaker's window opened it (`failureRate`, `slowCallRate`), not consecutive failures. */
+  rate?: RateReached;
+}
+
+/** A rate over a breaker's window that reached its threshold. */
+export interface RateReached {
+  /** The breaker option whose threshold was reached. */
+  rule: "failureRate" | "slowCallRate";
+  /** The share of the window's calls that failed, or were slow. */
+  value: number;
+  /** How many calls the window held. */
+  calls: number;
 }
 
 /** A server's circuit lets one test call through. */

@@ -69,6 +69,7 @@ export type {
   ErrorEvent,
   ReconnectEvent,
   CircuitOpenEvent,
+  RateReached,
   HalfOpenEvent,
   CircuitCloseEvent,
   SharedStateEvent,

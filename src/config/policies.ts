@@ -1,9 +1,8 @@
 /**
  * The policy options of the one configuration schema: retry, breaker, retry budget,
- * reconnection, tool policies and error options. Each default is stated here once, with its
- * `@default` tag; see schema.ts for how they layer.
+ * reconnection and error options (a tool policy's own are in toolPolicy.ts). Each default is
+ * stated here once, with its `@default` tag; see schema.ts for how they layer.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { McpToolError } from "../errors/McpToolError.js";
 import { DEFAULT_MAX_LENGTH } from "../errors/text.js";
@@ -68,10 +67,45 @@ export const RetryOptionsSchema = z.preprocess<unknown, typeof retryFields, z.in
 /** Retry options for one layer; a field left out comes from the layer below. */
 export interface RetryOptions extends z.input<typeof RetryOptionsSchema> {}
 
+/** A share of calls, above 0 and at most 1: 0.5 is half. */
+const share = () => custom<number>("a number above 0 and at most 1", (v) => typeof v === "number" && v > 0 && v <= 1);
+
+/**
+ * The breaker's sliding window: its last `calls` calls (resilience4j's COUNT_BASED), or the calls
+ * of its last `ms` milliseconds (TIME_BASED; Polly's `SamplingDuration`).
+ */
+export const BreakerWindowSchema = z.union([options({ calls: number({ min: 1, integer: true }) }), options({ ms: number({ min: 1 }) })]);
+
 /** Circuit breaker options, per server or for the whole toolkit. */
 export const BreakerOptionsSchema = options({
   /** Consecutive transient failures that open the circuit. @default 5 */
   failureThreshold: number({ min: 1, integer: true }).default(5),
+  /**
+   * The share of the calls in the `window` that failed (by the same rule as `failureThreshold`)
+   * at or above which the circuit opens, once the window holds `minimumCalls`: resilience4j's
+   * `failureRateThreshold` (a percentage there, 50 is 0.5 here), Polly's `FailureRatio`.
+   * Off unless set.
+   */
+  failureRate: share().optional(),
+  /**
+   * The share of the calls in the `window` that took longer than `slowCallMs`, answered or
+   * failed, at or above which the circuit opens, once the window holds `minimumCalls`:
+   * resilience4j's `slowCallRateThreshold`. Off unless set; needs `slowCallMs`.
+   */
+  slowCallRate: share().optional(),
+  /** A call that takes longer than this, in milliseconds, is slow (resilience4j's `slowCallDurationThreshold`). Needed by `slowCallRate`. */
+  slowCallMs: number({ min: 1 }).optional(),
+  /**
+   * The calls the `window` must hold before `failureRate` and `slowCallRate` are read
+   * (resilience4j's `minimumNumberOfCalls`, Polly's `MinimumThroughput`); a count window's size
+   * when that is smaller. @default 10
+   */
+  minimumCalls: number({ min: 1, integer: true }).default(10),
+  /**
+   * The calls `failureRate` and `slowCallRate` are read over: `{ calls: n }`, the last n calls,
+   * or `{ ms: n }`, the calls of the last n milliseconds. @default { calls: 20 }
+   */
+  window: BreakerWindowSchema.default({ calls: 20 }),
   /**
    * The longest the circuit stays open before one call may test the server, in milliseconds:
    * the open period starts at `initialHalfOpenAfterMs` and doubles with each failed test, up to
@@ -150,74 +184,6 @@ export const ReconnectOptionsSchema = options({
   maxDelayMs: number().default(5000),
 });
 export interface ReconnectOptions extends z.input<typeof ReconnectOptionsSchema> {}
-
-/** A fallback function for one tool; its answer is what the model reads. */
-/**
- * Answers in place of a failed primary. `signal` aborts when the caller gives up or the call's
- * timeout runs out; the call settles then whether or not the function heeds it.
- */
-export type FallbackFunction = (args: Record<string, unknown>, error: McpToolError, signal: AbortSignal) => Promise<string | CallToolResult>;
-
-/** Policy for the tools a `tools` key matches. */
-export const ToolPolicySchema = options({
-  /** The retry policy for these tools, over the server's and the toolkit's. */
-  retry: RetryOptionsSchema.optional(),
-  /** Per-attempt timeout, in milliseconds. Unset, the server's `timeoutMs` applies, else the toolkit's. */
-  timeoutMs: number({ min: 1 }).optional(),
-  /** Restart the attempt's timeout whenever the server reports progress. @default false */
-  resetTimeoutOnProgress: flag().default(false),
-  /** A hard cap on one attempt even with progress; the server is sent a cancellation. */
-  maxTotalTimeoutMs: number({ min: 1 }).optional(),
-  /**
-   * The longest the whole call may take, in milliseconds: every attempt, backoff, queue, gate,
-   * reconnect and fallback. At the deadline the call settles at once with the last failure it met
-   * (or `request_timeout`), `data.deadline: true`, and each send tells the server the time left in
-   * `_meta["langchain-mcp-errors/deadline"]`. A LangChain `signal` or `timeout` and a LangGraph
-   * step's timeout end it sooner; nothing lengthens it. Unset, the server's `deadlineMs` applies,
-   * else the toolkit's, else it is derived from the policy (see {@link derivedDeadlineMs}: 105000
-   * with every default).
-   */
-  deadlineMs: number({ min: 1, infinite: true }).optional(),
-  /**
-   * The least time an attempt needs, in milliseconds: one that would start with less of the call's
-   * deadline left is not sent, and the call settles at once. @default 100
-   */
-  minAttemptMs: number().default(100),
-  /** A server name, or a function that answers instead. Unset, the server's `fallback` applies. */
-  fallback: custom<string | FallbackFunction>("a server name or a function", (v) => typeof v === "string" || typeof v === "function").optional(),
-  /** Overrides the tool's annotations: is repeating this tool harmless? */
-  idempotent: flag().optional(),
-  /**
-   * The input property that carries an idempotency key, or `false` for none. The toolkit removes
-   * the property from the schema the model sees, sends a key it made (`crypto.randomUUID()`) once
-   * per call, the same on every retry, re-send and fallback, and then repeats the call after an
-   * unknown outcome (a 502 after forwarding, a reset mid-call), since a server that honours the key
-   * runs it once and answers the repeat with the first result (see `langchain-mcp-errors/server`).
-   * Unset (no fixed default, so no `@default` tag), a property named `idempotency_key` or
-   * `idempotencyKey` in the tool's input schema is it, and on a server that declares the
-   * `langchain-mcp-errors/idempotency` experimental capability every call carries a key in `_meta`.
-   * `false`: these tools' calls carry no key, on any server.
-   */
-  idempotencyKey: custom<string | false>("a property name or false", (v) => v === false || (typeof v === "string" && v.trim() !== "")).optional(),
-  /**
-   * Run calls as MCP Tasks (2025-11-25): `"auto"` for tools that require it and for tools that
-   * allow it when their timeout is a minute or more; `"always"` whenever the tool allows it;
-   * `"never"`. In 2026-07-28, on a server declaring the `io.modelcontextprotocol/tasks`
-   * extension, any call unless `"never"` (the server decides there). The timeout bounds the whole task.
-   * @default "auto"
-   */
-  task: oneOf(["auto", "always", "never"]).default("auto"),
-  /**
-   * Remove the configuration's secrets (what a server is sent in its headers, env, arguments and
-   * URL, as redaction judges them, and `errors.redact`) from these tools' successful results too:
-   * the model's text and the artifact. The built-in shapes (a JWT, an `sk-` key) stay, since a
-   * token may be what a tool is asked for. Set it to false only for a tool that must hand one of
-   * those secrets back (a server's `get-env` while you debug its configuration).
-   * @default true
-   */
-  redactResults: flag().default(true),
-});
-export interface ToolPolicy extends z.input<typeof ToolPolicySchema> {}
 
 /** How failures reach the caller. */
 export const ErrorOptionsSchema = options({

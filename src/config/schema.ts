@@ -1,8 +1,8 @@
 /**
  * The one configuration schema. The public types are derived from it, `validateConfig` runs
  * it, and every default is stated once (with `.default(...)` and its `@default` tag): here for the
- * toolkit's keys, in servers.ts for a server's, in policies.ts for the policies'; the DEFAULT_*
- * constants and the option tables in docs/ are checked against it.
+ * toolkit's keys, in servers.ts for a server's, in policies.ts for the policies', in toolPolicy.ts
+ * for a tool policy's; the DEFAULT_* constants and the option tables in docs/ are checked against it.
  *
  * Validation never fills defaults into the user's objects: a tool's policy is resolved from
  * layers (defaults < toolkit < server < tool keys), each overriding only what it sets.
@@ -11,7 +11,8 @@ import { z } from "zod";
 import type { ToolkitCatalog } from "./catalog.js";
 import type { AfterToolCallHook, BeforeToolCallHook } from "./interception.js";
 import type { McpEventListener } from "../events.js";
-import { BreakerOptionsSchema, ErrorOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema, ThrottleSettingSchema, ToolPolicySchema, type BeforeFallback } from "./policies.js";
+import { BreakerOptionsSchema, ErrorOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema, ThrottleSettingSchema, type BeforeFallback } from "./policies.js";
+import { ToolPolicySchema } from "./toolPolicy.js";
 import { SharedStateOptionsSchema } from "./sharedState.js";
 import { custom, expected, flag, fn, isObject, nearest, nonEmptyText, number, oneOf, options, text } from "./fields.js";
 import { ServerConfigSchema, type ToolFilter } from "./servers.js";
@@ -118,10 +119,16 @@ export const McpToolkitConfigSchema = options({
   streamProgress: flag().default(false),
   /** How this client introduces itself to servers. @default { name: "langchain-mcp-errors", version: "0.1.0" } */
   clientInfo: options({ name: nonEmptyText(), version: nonEmptyText() }).default({ name: "langchain-mcp-errors", version: "0.1.0" }),
-}).superRefine(({ servers, tools }, ctx) => {
+}).superRefine(({ servers, tools, breaker }, ctx) => {
   // Names of other servers can only be checked once every server is known.
   const isServer = (name: string) => Object.hasOwn(servers, name);
   for (const [name, server] of Object.entries(servers)) {
+    // A breaker's layers merge (the toolkit's under the server's): `slowCallMs` may come from either.
+    const slow = { ...breaker, ...server.breaker };
+    if (slow.slowCallRate !== undefined && slow.slowCallMs === undefined) {
+      const where = server.breaker?.slowCallRate !== undefined ? ["servers", name, "breaker"] : ["breaker"];
+      ctx.addIssue({ code: "custom", path: [...where, "slowCallMs"], input: undefined, message: "required with slowCallRate: the duration past which a call is slow, in milliseconds" });
+    }
     const path = ["servers", name, "fallback"];
     if (server.fallback === name) ctx.addIssue({ code: "custom", path, input: server.fallback, message: "a server cannot be its own fallback" });
     else if (server.fallback !== undefined && !isServer(server.fallback)) {
@@ -150,4 +157,5 @@ function noSuchServer(name: string, servers: Readonly<Record<string, unknown>>):
 export interface McpToolkitConfig extends z.input<typeof McpToolkitConfigSchema> {}
 
 export * from "./policies.js";
+export * from "./toolPolicy.js";
 export * from "./sharedState.js";

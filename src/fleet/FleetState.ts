@@ -42,7 +42,8 @@ export class FleetState {
 
   /** The shared state of one server, for its breaker and its Retry-After gate. */
   server(name: string, config: ServerConfig, breaker: BreakerOptions, listening?: (ms: number) => Promise<boolean>): SharedServer {
-    const { failureThreshold, initialHalfOpenAfterMs, halfOpenAfterMs, halfOpenJitter } = { ...DEFAULT_BREAKER, ...breaker };
+    const { failureThreshold, initialHalfOpenAfterMs, halfOpenAfterMs, halfOpenJitter, failureRate, slowCallRate, minimumCalls, window } = { ...DEFAULT_BREAKER, ...breaker };
+    const rated = failureRate !== undefined || slowCallRate !== undefined;
     const { refreshMs, commandTimeoutMs, minProcesses, leaseDeadlineMs, keyPrefix } = this.options;
     const server = new SharedServer(this.store, serverKeys(keyPrefix, name, config), {
       member: this.member,
@@ -55,6 +56,7 @@ export class FleetState {
       // Two refreshes missed, and the one in flight out of time: the snapshot is no longer the fleet's.
       staleAfterMs: 2 * refreshMs + commandTimeoutMs,
       ...(listening ? { listening } : {}),
+      ...(rated ? { rates: { failureRate, slowCallRate, minimumCalls, window } } : {}),
     });
     this.servers.push(server);
     void server.refresh();

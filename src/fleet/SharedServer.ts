@@ -5,6 +5,7 @@ import { openPeriodMs, type OpenPeriodOptions } from "../policy/openPeriod.js";
 import type { SharedWait } from "../policy/RetryAfterGate.js";
 import { ABANDON, FAILURE, HEALTHY, LEASE, SNAPSHOT, WAIT, type Script } from "./scripts.js";
 import type { Store } from "./Store.js";
+import { RECORD, windowArgs, type FleetRates } from "./windowScripts.js";
 
 /**
  * How often a process with callers waiting for another process's test asks Redis for its
@@ -22,6 +23,8 @@ export interface SharedServerOptions extends OpenPeriodOptions {
   leaseDeadlineMs: number;
   /** A snapshot older than this is not trusted to say the fleet is closed or half-open. */
   staleAfterMs: number;
+  /** The breaker's rates, read over the fleet's window: unset, no call is put in one. */
+  rates?: FleetRates;
   /** Resolves `true` once the server listens again within `ms` (the connection's ListenWatch). */
   listening?: (ms: number) => Promise<boolean>;
   random?: () => number;
@@ -70,12 +73,16 @@ export class SharedServer implements SharedCircuit, SharedWait {
   /** The lease this process is asking for, which its other callers share. */
   private leasing: Promise<"test" | "open" | "closed" | undefined> | undefined;
   private closed = false;
+  /** RECORD's arguments that are the same for every call, when the breaker has a rate. */
+  private readonly window: (string | number)[] | undefined;
 
   constructor(
     private readonly store: Store,
     private readonly keys: readonly string[],
     private readonly options: SharedServerOptions,
-  ) {}
+  ) {
+    this.window = options.rates ? windowArgs(options.rates, options.minProcesses) : undefined;
+  }
 
   private now(): number {
     return this.options.now?.() ?? performance.now();
@@ -154,7 +161,8 @@ export class SharedServer implements SharedCircuit, SharedWait {
     return reply[0] === 1 ? "test" : reply[0] === 2 ? "closed" : "open";
   }
 
-  report(verdict: Verdict | "abandoned", error: unknown, test: boolean): void {
+  report(verdict: Verdict | "abandoned", error: unknown, test: boolean, slow = false): void {
+    if (!test) this.record(verdict, error, slow);
     if (verdict === "failure" && isFleetEvidence(error)) {
       this.unanswered = true;
       // While the fleet's period runs, only a test's failure changes anything (see FAILURE).
@@ -172,6 +180,18 @@ export class SharedServer implements SharedCircuit, SharedWait {
       // A cancelled test, or one that ended in a failure of ours (a timeout): it learnt nothing.
       void this.send(ABANDON, [], true);
     }
+  }
+
+  /**
+   * Puts a call in the fleet's window for the breaker's rates: a success, or a failure that is
+   * evidence about the server itself (other failures stay with the process, as for the count of
+   * consecutive ones). Not while the fleet's circuit is open or half-open: its test decides.
+   */
+  private record(verdict: Verdict | "abandoned", error: unknown, slow: boolean): void {
+    if (!this.window || this.snapshot?.tripped) return;
+    const failed = verdict === "failure" && isFleetEvidence(error);
+    if (verdict !== "healthy" && !failed) return;
+    void this.send(RECORD, [this.options.member, failed ? 1 : 0, slow ? 1 : 0, ...this.window, this.trippedMs(), ...this.periods(false)]);
   }
 
   onClose(listener: () => void): void {

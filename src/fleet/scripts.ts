@@ -3,7 +3,7 @@
  * never both see "no test running" and both test. Every key has a TTL, and every time is a
  * duration (PX, PTTL) measured by Redis alone, so the processes' clocks never meet.
  *
- * KEYS, always all four, in one Redis Cluster slot by their `{…}` hash tag:
+ * KEYS, always all five, in one Redis Cluster slot by their `{…}` hash tag:
  *   1 open      exists while the fleet holds calls; its PTTL is the rest of the open period, its
  *               value why: `open` (a failure), `refused` (the server refused the connection: a
  *               process that sees it listen again may test at once) or `test` (a test runs)
@@ -11,6 +11,7 @@
  *               exists from the opening until a test succeeds: an expired `open` means half-open
  *   3 evidence  hash of process id → failures counted since the server last answered
  *   4 wait      exists while the server's Retry-After runs; its PTTL is the rest of the wait
+ *   5 window    the calls the breaker's rates are read over (see windowScripts.ts), when a rate is set
  *
  * The open period's length is the client's to decide (src/policy/openPeriod.ts, the process
  * breaker's rule): a script that may open the circuit gets the periods for each count of
@@ -44,7 +45,7 @@ local function period(first, trips)
 end
 `;
 
-function script(body: string): Script {
+export function script(body: string): Script {
   const source = `${STATE}\n${body}`;
   return { source, sha: createHash("sha1").update(source).digest("hex") };
 }
@@ -79,18 +80,19 @@ for _, n in ipairs(counts) do total = total + tonumber(n) end
 if total >= tonumber(ARGV[2]) and #counts >= tonumber(ARGV[3]) then
   redis.call('SET', KEYS[1], ARGV[7], 'PX', period(${PERIODS.failure}, 0))
   redis.call('SET', KEYS[2], 1, 'PX', ARGV[4])
-  redis.call('DEL', KEYS[3])
+  redis.call('DEL', KEYS[3], KEYS[5])
 end
 return state()
 `);
 
 /**
  * ARGV: test (0/1). The server answered: the evidence is void. A test's success closes the
- * fleet; so does any success once the open period is over, but not one during it, which most
- * likely left before the outage began.
+ * fleet, and empties the window of its rates; so does any success once the open period is over,
+ * but not one during it, which most likely left before the outage began.
  */
 export const HEALTHY = script(`
 if ARGV[1] == '1' or redis.call('EXISTS', KEYS[1]) == 0 then
+  if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('DEL', KEYS[5]) end
   redis.call('DEL', KEYS[1], KEYS[2])
 end
 redis.call('DEL', KEYS[3])

@@ -3,6 +3,7 @@ import { nodeOnly } from "../nodeOnly/index.js";
 import { validateForRuntime } from "../nodeOnly/runtimeCheck.js";
 import { DEFAULT_CLIENT_INFO, DEFAULT_SERVER_OPTIONS, type McpToolkitConfig } from "../config/index.js";
 import { unmatchedError, unmatchedNames } from "./unmatchedNames.js";
+import { refuseSharedWrites } from "./sharingCheck.js";
 import { unheardWarnings } from "./warnings.js";
 import { INSPECT, Redactor } from "../errors/redactor.js";
 import { redactionOf } from "../config/secrets.js";
@@ -140,12 +141,13 @@ export class McpToolkit extends BaseToolkit {
     return toolkit;
   }
 
-  /** Names in the configuration that name nothing there is: `warning` events, or under `strict` the one error `connect()` rejects with, naming them all. */
+  /** Names in the configuration that name nothing there is: `warning` events, or under `strict` the one error `connect()` rejects with, naming them all; and `coalesce` on a tool that may write, always an error. */
   private checkNames(): void {
     const pending = new Set(this.pendingServers);
     const listed = new Map([...this.connections].filter(([name]) => !pending.has(name)).map(([name, c]) => [name, c.tools]));
     const offered = this.tools.map((t) => ({ exposedName: t.name, serverName: t.metadata.serverName ?? "", mcpName: t.metadata.mcpToolName ?? t.name }));
     const unmatched = unmatchedNames(this.config, listed, offered);
+    refuseSharedWrites(this.config, this.byName.values());
     if (this.config.strict && unmatched.length > 0) throw unmatchedError(unmatched);
     for (const { field, message } of unmatched) this.events.emit({ type: "warning", field, message });
   }
@@ -179,10 +181,7 @@ export class McpToolkit extends BaseToolkit {
     return this.guards.get(serverName)?.breaker.state;
   }
 
-  /**
-   * The protocol era a server's live connection speaks: `"modern"` (2026-07-28), `"legacy"` (the
-   * 2025 revisions), `undefined` while it is not connected.
-   */
+  /** The protocol era a server's live connection speaks: `"modern"` (2026-07-28), `"legacy"` (the 2025 revisions), `undefined` while it is not connected. */
   protocolEra(serverName: string): ProtocolEra | undefined {
     return this.connections.get(serverName)?.era;
   }

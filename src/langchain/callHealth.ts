@@ -77,7 +77,8 @@ export class CallHealth {
  * failure: the `fallback` event carries it, and the `success` that the pipeline reports right
  * after it (the same call, synchronously) is the fallback's answer, not the primary's. A fallback
  * server's own call reports no events, and is not counted. A connect's `error` event (no
- * `toolName`) is not a call.
+ * `toolName`) is not a call. A call that shared another's request (`coalesced`) is not counted
+ * either: the server answered once, and the shared request's own event counts that.
  */
 export function watchCalls(events: EventHub, ended: (server: string, error?: McpToolError) => void): void {
   /** Calls a fallback just answered, by server and tool: their `success` is skipped once. */
@@ -90,7 +91,7 @@ export function watchCalls(events: EventHub, ended: (server: string, error?: Mcp
     ended(e.serverName, e.error);
   });
   events.on("success", (e) => {
-    if (e.serverName === undefined) return;
+    if (e.serverName === undefined || e.coalesced) return;
     const key = keyOf(e.serverName, e.toolName);
     const skip = answeredElsewhere.get(key);
     if (skip === undefined) return ended(e.serverName);
@@ -98,6 +99,6 @@ export function watchCalls(events: EventHub, ended: (server: string, error?: Mcp
     else answeredElsewhere.delete(key);
   });
   events.on("error", (e) => {
-    if (e.serverName !== undefined && e.toolName !== undefined) ended(e.serverName, e.error);
+    if (e.serverName !== undefined && e.toolName !== undefined && !e.coalesced) ended(e.serverName, e.error);
   });
 }

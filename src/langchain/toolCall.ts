@@ -17,7 +17,7 @@ import type { TaskCall, TaskPolicy } from "../mcp/tasks/taskCall.js";
 import { cancelled, type CallContext } from "../policy/abort.js";
 import type { PipelineSpec } from "../policy/pipeline.js";
 import type { ResolvedPolicy, ToolIdentity } from "../policy/resolve.js";
-import type { AttemptScope } from "../policy/TimeoutPolicy.js";
+import { AttemptScope } from "../policy/TimeoutPolicy.js";
 import type { CallContract } from "../mcp/call/CallContract.js";
 import { toolRunOf, type ToolRun } from "./runEvents.js";
 
@@ -44,6 +44,11 @@ export interface ToolRuntime {
   keyProperty?: string;
   /** The pipeline spec its plain calls share (no fallback, no tracing), made on first use. */
   spec?: PipelineSpec<CallToolResult, ToolCall>;
+}
+
+/** What `beforeToolCall` answered for a call's first send, asked ahead of the call (see `ToolCall.planFirstSend`). */
+export interface FirstPlan {
+  plan: BeforeToolCall | void;
 }
 
 /** The error of a call of a tool its server stopped listing: nothing was sent. */
@@ -85,6 +90,8 @@ export class ToolCall implements TaskCall, AttemptRecovery {
     readonly contract: CallContract,
     /** The LangChain config the tool was invoked with, for the interception hooks. */
     private readonly config?: RunnableConfig,
+    /** `beforeToolCall`'s answer for the first send, when it was asked ahead of the call: that send goes with it. */
+    private planned?: FirstPlan,
   ) {}
 
   // TaskCall's fields are read from the tool's runtime, not copied into every call.
@@ -163,19 +170,12 @@ export class ToolCall implements TaskCall, AttemptRecovery {
    * `after` hook may give another result. A hook's failure is `interceptor_error`, never retried.
    */
   private async intercepted(hooks: NonNullable<ToolRuntime["intercept"]>, scope: AttemptScope, n: number, meta: Record<string, string> | undefined): Promise<CallToolResult> {
-    const { identity, target } = this.runtime;
-    const context: ToolCallContext = {
-      serverName: identity.serverName,
-      toolName: identity.exposedName,
-      mcpName: identity.mcpName,
-      args: this.args,
-      attempt: n,
-      ...(this.contract.key !== undefined ? { idempotencyKey: this.contract.key } : {}),
-      ...(this.config ? { config: this.config } : {}),
-      signal: scope.signal,
-    };
-    let plan: BeforeToolCall | void = undefined;
-    if (hooks.before) plan = await this.hook("beforeToolCall", scope, n, "not_sent", () => hooks.before!(context));
+    const { target } = this.runtime;
+    const context = this.hookContext(scope, n);
+    const planned = this.planned;
+    this.planned = undefined;
+    let plan: BeforeToolCall | void = planned?.plan;
+    if (!planned && hooks.before) plan = await this.hook("beforeToolCall", scope, n, "not_sent", () => hooks.before!(context));
     const args = plan?.args ?? this.args;
     const withMeta = plan?.meta ? { ...plan.meta, ...meta } : meta;
     const after = hooks.after;
@@ -186,6 +186,40 @@ export class ToolCall implements TaskCall, AttemptRecovery {
     } finally {
       this.afterAnswer = undefined;
     }
+  }
+
+  /**
+   * Asks `beforeToolCall` for the first send ahead of the call, under the caller's own signal and
+   * an attempt's timeout, as that send would: a shared read's key holds the headers and `_meta` it
+   * gives (sharedCalls.ts). The call that is then sent goes with this answer on its first send,
+   * rather than asking again, so the hook still runs once per send.
+   */
+  async planFirstSend(): Promise<FirstPlan> {
+    const before = this.runtime.intercept?.before;
+    if (!before) return { plan: undefined };
+    const scope = new AttemptScope(this.runtime.policy, this.signal, this.contract.deadline);
+    try {
+      // Decided as the first send decides it (sendOnce), so the hook is told the key that send carries.
+      this.contract.keyFor(this.runtime.target.connection);
+      return { plan: await this.hook("beforeToolCall", scope, 1, "not_sent", () => before(this.hookContext(scope, 1))) };
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  /** What a hook is told about this send. */
+  private hookContext(scope: AttemptScope, n: number): ToolCallContext {
+    const { identity } = this.runtime;
+    return {
+      serverName: identity.serverName,
+      toolName: identity.exposedName,
+      mcpName: identity.mcpName,
+      args: this.args,
+      attempt: n,
+      ...(this.contract.key !== undefined ? { idempotencyKey: this.contract.key } : {}),
+      ...(this.config ? { config: this.config } : {}),
+      signal: scope.signal,
+    };
   }
 
   /** Runs a hook under the attempt's signal; what it throws (or its timeout) becomes `interceptor_error`. */

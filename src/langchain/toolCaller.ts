@@ -25,7 +25,8 @@ import type { ToolExecutorFactory } from "./McpTool.js";
 import { currentToolRun, reportProgress, type ToolRun } from "./runEvents.js";
 import { idempotencyKeyOf } from "../errors/idempotency.js";
 import { keyPropertyOf } from "./idempotencyKey.js";
-import { ToolCall, type ToolRuntime } from "./toolCall.js";
+import { SharedCalls } from "./sharedCalls.js";
+import { ToolCall, type FirstPlan, type ToolRuntime } from "./toolCall.js";
 
 /** What the caller shares with its toolkit. */
 export interface ToolCallerParts {
@@ -41,8 +42,12 @@ export interface ToolCallerParts {
 export class ToolCaller {
   /** Every tool's runtime, by server and MCP name, exposed or not (a fallback may call a hidden one). */
   private readonly runtimes = new Map<string, ToolRuntime>();
+  /** The shared requests in flight of the tools that `coalesce`. */
+  private readonly shared: SharedCalls;
 
-  constructor(private readonly parts: ToolCallerParts) {}
+  constructor(private readonly parts: ToolCallerParts) {
+    this.shared = new SharedCalls(parts.events);
+  }
 
   /** Is this server's tool known already? */
   has(server: string, mcpName: string): boolean {
@@ -169,7 +174,12 @@ export class ToolCaller {
     const context = traced ? { ...runtime.context } : runtime.context;
     const { policy, keyProperty } = runtime;
     const contract = new CallContract(policy, { property: keyProperty, policy: policy.idempotencyKey }, outer, key);
-    return runPipeline(this.specFor(runtime, args, context, traced, nested, contract, config), signal, new ToolCall(runtime, args, signal, context, contract, config), contract.deadline);
+    const spec = this.specFor(runtime, args, context, traced, nested, contract, config);
+    if (nested || !policy.coalesce) return runPipeline(spec, signal, new ToolCall(runtime, args, signal, context, contract, config), contract.deadline);
+    // A shared read (sharedCalls.ts): the whole call runs once, under its own signal, for every caller of the same request.
+    const planner = runtime.intercept?.before ? new ToolCall(runtime, args, signal, context, contract, config) : undefined;
+    const start = (under: AbortSignal | undefined, planned: FirstPlan | undefined) => runPipeline(spec, under, new ToolCall(runtime, args, under, context, contract, config, planned), contract.deadline);
+    return this.shared.call(runtime.identity, args, signal, context, planner, start);
   }
 
   /**

@@ -26,7 +26,7 @@ export interface WrapToolOptions {
   /**
    * The circuit breaker: options for one of its own, or a `CircuitBreaker` shared by several
    * wrapped tools of one server.
-   * @default the breaker defaults: { failureThreshold: 5, initialHalfOpenAfterMs: 100, halfOpenAfterMs: 30000, halfOpenJitter: 0.2, enabled: true }
+   * @default the breaker defaults: { failureThreshold: 5, minimumCalls: 10, window: { calls: 20 }, initialHalfOpenAfterMs: 100, halfOpenAfterMs: 30000, halfOpenJitter: 0.2, enabled: true }
    */
   breaker?: BreakerOptions | CircuitBreaker;
   /** Answers instead when the tool fails transiently after its retries, or its circuit is open. */

@@ -1,63 +1,43 @@
-import { isDeadlineError } from "./Deadline.js";
 import { DEFAULT_BREAKER, type BreakerOptions } from "../config/index.js";
-import { isControlFlow } from "../errors/controlFlow.js";
-import { isMcpToolError, isServerFailure, McpToolError } from "../errors/McpToolError.js";
-import { decidedByCaller, reasonInfo } from "../errors/reasons.js";
-import { cancelled, raceAbort, sleep, withDeadline, type CallContext } from "./abort.js";
-import type { BreakerHooks, BreakerState, SharedCircuit, Verdict } from "./breakerTypes.js";
+import type { McpToolError } from "../errors/McpToolError.js";
+import { cancelled, settledWithin, sleep, type CallContext } from "./abort.js";
+import { refusal } from "./breakerRefusal.js";
+import type { BreakerHooks, BreakerState, SharedCircuit } from "./breakerTypes.js";
+import { CallWindow, type RateReached } from "./CallWindow.js";
 import { begin } from "./chain.js";
 import { openPeriodMs } from "./openPeriod.js";
+import { FailureKeys, verdictOf } from "./verdict.js";
 
 export type { BreakerOptions };
 export type { BreakerHooks, BreakerState, SharedCircuit, Verdict } from "./breakerTypes.js";
 export { breakerEvents } from "./breakerTypes.js";
-
-/** How many recent failure keys are remembered. */
-const KEYS_KEPT = 32;
-/** The longest a timer can run. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-/** What a wait for a test's verdict rejects with when the call's own time ran out. */
-const OUT_OF_TIME = Symbol("out of time");
-const outOfTime = (): symbol => OUT_OF_TIME;
-const yes = (): boolean => true;
+export { verdictOf } from "./verdict.js";
 
 /**
- * A server failure counts against the server. A cancel says nothing about it either way. Any
- * other end, a success, a tool's own `isError` or a permanent error, shows a server that answers.
- */
-export function verdictOf(error: unknown): Verdict {
-  if (isControlFlow(error)) return "no_evidence";
-  // The server answered (it refused a session it forgot, or our version): it is up.
-  if (isMcpToolError(error) && reasonInfo(error.reason).serverAnswered) return "healthy";
-  // One of our own guards decided (a full bulkhead): the server was not asked.
-  if (isMcpToolError(error) && reasonInfo(error.reason).byGuard) return "no_evidence";
-  // The caller's deadline ended it: that says how long the caller waits, not how the server is.
-  if (isMcpToolError(error) && isDeadlineError(error)) return "no_evidence";
-  if (isServerFailure(error)) return "failure";
-  if (isMcpToolError(error) && decidedByCaller(error.reason)) return "no_evidence";
-  return "healthy";
-}
-
-/**
- * One server's consecutive-failure breaker, consulted before every attempt. While open, a call
- * that may wait out the rest of the open period (it is within the caller's `maxWaitMs`) waits,
- * as for a server's Retry-After; any other is refused at once with `circuit_open` (transient,
- * `not_sent`) without touching the server. The first opening lasts `initialHalfOpenAfterMs`,
- * each one after a failed test twice the last, up to `halfOpenAfterMs` (each spread by
- * `halfOpenJitter`); then one attempt tests the server while the others wait for its verdict.
- * A server that refused the connection is tested the moment it listens again (the `listening`
- * hook: the connection probes its port), not at the end of the period.
- * So a server back after a restart is tested within a tenth of a second, and the writes that waited are
- * sent once, not refused for the whole of a long open period.
+ * One server's breaker, consulted before every attempt. It opens after `failureThreshold`
+ * consecutive failures, or once `failureRate` or `slowCallRate` (when set) of the calls in its
+ * window (CallWindow) failed or were slow. While open, a call that may wait out the rest of the
+ * open period (it is within the caller's `maxWaitMs`) waits, as for a server's Retry-After; any
+ * other is refused at once with `circuit_open` (transient, `not_sent`) without touching the
+ * server. The first opening lasts `initialHalfOpenAfterMs`, each one after a failed test twice
+ * the last, up to `halfOpenAfterMs` (each spread by `halfOpenJitter`); then one attempt tests
+ * the server while the others wait for its verdict. A server that refused the connection is
+ * tested the moment it listens again (the `listening` hook: the connection probes its port), not
+ * at the end of the period. So a server back after a restart is tested within a tenth of a
+ * second, and the writes that waited are sent once, not refused for a long open period.
  *
  * Written here rather than taken from cockatiel, whose breaker cannot do two things this one
  * must: callers waiting for a half-open test stop at their own signal, and a test call that
  * was cancelled leaves the circuit open instead of closing it.
  */
 export class CircuitBreaker {
-  private readonly options: typeof DEFAULT_BREAKER;
+  private readonly options: typeof DEFAULT_BREAKER & BreakerOptions;
   private failures = 0;
-  private readonly counted: string[] = [];
+  /** The calls through the closed circuit, when a rate is set. */
+  private readonly window: CallWindow | undefined;
+  /** The rate that opened the circuit, if one did. */
+  private rate: RateReached | undefined;
+  private readonly counted = new FailureKeys();
   private open = false;
   private openedAt = 0;
   private openFor = 0;
@@ -74,9 +54,11 @@ export class CircuitBreaker {
     private readonly hooks: BreakerHooks = {},
   ) {
     this.options = { ...DEFAULT_BREAKER, ...options };
+    this.window = CallWindow.of(this.options);
   }
 
-  private now(): number {
+  /** The breaker's clock, in milliseconds: where an attempt it hears of (`succeeded`, `noteFailure`) started. */
+  now(): number {
     return this.hooks.now?.() ?? performance.now();
   }
 
@@ -86,6 +68,8 @@ export class CircuitBreaker {
     // The server was shown healthy elsewhere: a local circuit opened by the same outage closes too.
     shared.onClose(() => {
       if (this.open && !this.test) this.close();
+      // The local window's calls told of the server before the fleet's test showed it back.
+      else if (!this.open) this.window?.reset();
     });
   }
 
@@ -137,7 +121,7 @@ export class CircuitBreaker {
       if (this.test) {
         // Another call is testing the server: wait for its verdict, then look again; a call
         // whose own time runs out first is refused, unsent, as one that cannot wait out the open period is.
-        if (!(await this.verdictWithin(this.test, heldUntil - this.now(), signal))) throw this.refusal(context, undefined, boundMs);
+        if (!(await settledWithin(this.test, heldUntil - this.now(), signal))) throw this.refusal(context, undefined, boundMs);
         continue;
       }
       if (!this.open) return this.run(fn);
@@ -153,13 +137,6 @@ export class CircuitBreaker {
     }
   }
 
-  /** Waits for a test's verdict: `false` when `ms` ran out first, else `true` (an abort included: the loop sees it). */
-  private verdictWithin(test: Promise<unknown>, ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-    if (ms === Number.POSITIVE_INFINITY) return raceAbort(test, signal).then(yes, yes);
-    if (ms <= 0) return Promise.resolve(false);
-    return withDeadline(Math.min(ms, MAX_TIMER_MS), signal, () => test, outOfTime).then(yes, (reason: unknown) => reason !== OUT_OF_TIME);
-  }
-
   /**
    * May a call run now with no more of the breaker's help than `succeeded` and `failed` told its
    * end? Yes while the circuit is closed, no test is under way, no fleet shares it and the caller
@@ -172,14 +149,15 @@ export class CircuitBreaker {
 
   private async run<T>(fn: () => Promise<T>): Promise<T> {
     const epoch = this.epoch;
+    const started = this.now();
     let value: T;
     try {
       value = await fn();
     } catch (error) {
-      this.noteFailure(error, epoch);
+      this.noteFailure(error, epoch, started);
       throw error;
     }
-    return this.succeeded(value);
+    return this.succeeded(value, started);
   }
 
   /** The server that refused the connection listens again: the open period ends now. Made once. */
@@ -188,28 +166,51 @@ export class CircuitBreaker {
     return up;
   };
 
-  /** A call through the closed circuit answered. Made once, not per call. */
-  readonly succeeded = <T>(value: T): T => {
+  /**
+   * A call through the closed circuit answered. `started`: the breaker's {@link now} when the
+   * attempt began, for the slow-call rate. Made once, not per call.
+   */
+  readonly succeeded = <T>(value: T, started?: number): T => {
     this.failures = 0;
-    this.shared?.report("healthy", undefined, false);
+    const slow = this.windowed(false, started);
+    this.shared?.report("healthy", undefined, false, slow);
     return value;
   };
 
   /**
    * A call through the closed circuit failed: counted if it was the server's failure, and new
-   * evidence of it. `epoch`: the breaker's {@link epoch} when the attempt began.
+   * evidence of it. `epoch`: the breaker's {@link epoch} when the attempt began; `started`: its {@link now} then.
    */
-  noteFailure(error: unknown, epoch = this.epoch): void {
+  noteFailure(error: unknown, epoch = this.epoch, started?: number): void {
     if (epoch !== this.epoch) return;
     const verdict = verdictOf(error);
     if (verdict === "healthy") {
       this.failures = 0;
-      this.shared?.report("healthy", error, false);
+      const slow = this.windowed(false, started);
+      this.shared?.report("healthy", error, false, slow);
     } else if (verdict === "failure" && this.isNewEvidence(error as McpToolError)) {
       this.lastError = error as McpToolError;
-      this.shared?.report("failure", error, false);
+      // Not in the report's arguments: `?.` would skip it without a fleet.
+      const slow = this.windowed(true, started);
+      this.shared?.report("failure", error, false, slow);
       if (++this.failures >= this.options.failureThreshold && !this.open) this.trip();
     }
+  }
+
+  /**
+   * Puts a call that ended now in the window, when there is one, and opens the circuit when that
+   * makes a rate reach its threshold. Answers whether the call was slow (for the fleet's window).
+   */
+  private windowed(failed: boolean, started: number | undefined): boolean {
+    const window = this.window;
+    if (!window) return false;
+    const now = this.now();
+    const slow = started !== undefined && window.isSlow(now - started);
+    // While open, calls still in flight end: they tell of the server before the circuit opened.
+    if (this.open || this.test) return slow;
+    const reached = window.record(failed, slow, now);
+    if (reached) this.trip(reached);
+    return slow;
   }
 
   private runTest<T>(fn: () => Promise<T>): Promise<T> {
@@ -263,20 +264,18 @@ export class CircuitBreaker {
 
   /** Is this failure new evidence, or another call's view of a failure already counted? */
   private isNewEvidence(error: McpToolError): boolean {
-    const key = this.hooks.failureKey?.(error);
-    if (key === undefined) return true;
-    if (this.counted.includes(key)) return false;
-    this.counted.push(key);
-    if (this.counted.length > KEYS_KEPT) this.counted.shift();
-    return true;
+    return this.counted.isNew(this.hooks.failureKey?.(error));
   }
 
-  private trip(): void {
+  /** Opens the circuit; `rate`: the rate over the window that opened it, if not consecutive failures. */
+  private trip(rate?: RateReached): void {
+    this.rate = rate;
     this.openFor = openPeriodMs(this.options, this.trips, this.lastError?.reason === "connection_refused", this.hooks.random);
     this.trips++;
     this.open = true;
     this.openedAt = this.now();
-    this.hooks.onOpen?.(this.lastError);
+    // A slow-call rate is no failure's doing: the last failure may be long past.
+    this.hooks.onOpen?.(rate?.rule === "slowCallRate" ? undefined : this.lastError, rate);
   }
 
   private close(): void {
@@ -284,17 +283,13 @@ export class CircuitBreaker {
     this.open = false;
     this.failures = 0;
     this.trips = 0;
+    this.rate = undefined;
+    this.window?.reset();
     this.hooks.onClose?.();
   }
 
   /** `heldMs`: the call waited that long for another call's test of the server, and its time ran out. */
   private refusal(context: CallContext, remainingMs?: number, heldMs?: number): McpToolError {
-    const last = this.lastError ? ` (last: ${this.lastError.reason})` : "";
-    const until = remainingMs ? ` for ${Math.ceil(remainingMs / 1000)} s more` : "";
-    const held = heldMs === undefined ? "" : `: another call is testing whether it is back, and this call's ${heldMs} ms ran out waiting for the verdict`;
-    return McpToolError.of("circuit_open", `Calls to server '${this.serverName}' are paused${until} after repeated failures${last}${held}.`, {
-      ...context,
-      serverName: this.serverName,
-    });
+    return refusal({ serverName: this.serverName, lastError: this.lastError, rate: this.rate, slowCallMs: this.options.slowCallMs }, context, remainingMs, heldMs);
   }
 }

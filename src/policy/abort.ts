@@ -143,6 +143,23 @@ export function withDeadline<T>(ms: number, signal: AbortSignal | undefined, run
     });
 }
 
+/** The longest a timer can run. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** What a wait for a verdict rejects with when its own time ran out. */
+const OUT_OF_TIME = Symbol("out of time");
+const outOfTime = (): symbol => OUT_OF_TIME;
+const yes = (): boolean => true;
+
+/**
+ * Waits for `verdict` (a circuit breaker's test) to settle: `false` when `ms` ran out first,
+ * else `true`, an abort of `signal` included (the waiter sees that itself).
+ */
+export function settledWithin(verdict: Promise<unknown>, ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (ms === Number.POSITIVE_INFINITY) return raceAbort(verdict, signal).then(yes, yes);
+  if (ms <= 0) return Promise.resolve(false);
+  return withDeadline(Math.min(ms, MAX_TIMER_MS), signal, () => verdict, outOfTime).then(yes, (reason: unknown) => reason !== OUT_OF_TIME);
+}
+
 /** Who a call is for; policies that decide a failure themselves put it in the error. */
 export interface CallContext {
   /** The name the model called. */

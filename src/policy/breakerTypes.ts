@@ -3,12 +3,13 @@
  * its hooks, what an attempt says about the server, and the fleet's view of a circuit.
  */
 import type { McpToolError } from "../errors/McpToolError.js";
-import type { McpEvent } from "../events.js";
+import type { McpEvent, RateReached } from "../events.js";
 
 export type BreakerState = "closed" | "open" | "half-open";
 
 export interface BreakerHooks {
-  onOpen?: (lastError: McpToolError | undefined) => void;
+  /** `rate`: the rate over the breaker's window that opened it, when not consecutive failures. */
+  onOpen?: (lastError: McpToolError | undefined, rate?: RateReached) => void;
   onHalfOpen?: () => void;
   onClose?: () => void;
   /**
@@ -43,8 +44,11 @@ export interface SharedCircuit {
    * fleet closed, the store did not answer in time, or `signal` aborted; the local breaker decides.
    */
   admit(maxWaitMs: number, signal: AbortSignal | undefined): Promise<"test" | "local" | { refusedForMs: number }>;
-  /** What an attempt said about the server, sent in the background; `test` marks the fleet's test. */
-  report(verdict: Verdict | "abandoned", error: unknown, test: boolean): void;
+  /**
+   * What an attempt said about the server, sent in the background; `test` marks the fleet's test,
+   * `slow` an attempt longer than the breaker's `slowCallMs`.
+   */
+  report(verdict: Verdict | "abandoned", error: unknown, test: boolean, slow?: boolean): void;
   /** Calls `listener` when the fleet's circuit closes, so a local circuit opened by the same outage closes too. */
   onClose(listener: () => void): void;
 }
@@ -55,7 +59,7 @@ export type Verdict = "failure" | "healthy" | "no_evidence";
 /** Hooks that report a breaker's changes as `circuit_open`, `half_open` and `circuit_close` events. */
 export function breakerEvents(serverName: string, emit: (event: McpEvent) => void): BreakerHooks {
   return {
-    onOpen: (error) => emit({ type: "circuit_open", serverName, ...(error ? { error } : {}) }),
+    onOpen: (error, rate) => emit({ type: "circuit_open", serverName, ...(error ? { error } : {}), ...(rate ? { rate } : {}) }),
     onHalfOpen: () => emit({ type: "half_open", serverName }),
     onClose: () => emit({ type: "circuit_close", serverName }),
   };

@@ -207,20 +207,21 @@ class PipelineCall<T, I> {
     const scope = new AttemptScope(this.spec.policy, this.signal, this.deadline);
     const bulkhead = this.spec.guards?.bulkhead;
     const epoch = circuit?.epoch;
+    // Timed from here, its turn in the bulkhead included, as resilience4j times a bulkhead inside its breaker.
+    const started = circuit?.now();
     return (bulkhead ? inTurn(bulkhead, scope, this.spec.context, n, () => this.send(scope, n)) : this.send(scope, n)).then(
       (value) => {
         scope.dispose();
         this.spec.guards?.budget?.noteSuccess();
-        return circuit ? circuit.succeeded(value) : value;
+        return circuit ? circuit.succeeded(value, started) : value;
       },
       (thrown: unknown) => {
         scope.dispose();
         const cut = scope.expiredAfter !== undefined && "deadline" in scope.expiredAfter;
-        throw this.endedBadly(circuit, epoch, n, thrown, cut);
+        throw this.endedBadly(circuit, epoch, n, thrown, cut, started);
       },
     );
   }
-
 
   /** The attempt itself, inside the instrumentation's span when there is one. */
   private send(scope: AttemptScope, n: number): Promise<T> {
@@ -231,9 +232,9 @@ class PipelineCall<T, I> {
   /**
    * An attempt failed: the Retry-After gate and a closed circuit hear of it. Returns the error to
    * go on with. One the call's deadline cut (`cut`) is no news of the server: it is marked and
-   * settles the call (see `failed`) with the last failure met before it.
+   * settles the call (see `failed`) with the last failure met before it. `started`: the breaker's clock when it began.
    */
-  private endedBadly(circuit: CircuitBreaker | undefined, epoch: number | undefined, n: number, thrown: unknown, cut: boolean): unknown {
+  private endedBadly(circuit: CircuitBreaker | undefined, epoch: number | undefined, n: number, thrown: unknown, cut: boolean, started?: number): unknown {
     // Control flow (a LangGraph interrupt) is nobody's failure: it passes untouched.
     if (isControlFlow(thrown)) return thrown;
     // An attempt classifies its own failures; anything else is a bug we still report well.
@@ -241,7 +242,7 @@ class PipelineCall<T, I> {
     if (cut && classified.reason === "request_timeout") return atDeadline(classified, this.lastFailure, this.deadline.ms);
     const error = believedWait(classified, this.spec.policy.retry.maxRetryAfterMs);
     this.spec.guards?.gate?.note(error);
-    circuit?.noteFailure(error, epoch);
+    circuit?.noteFailure(error, epoch, started);
     this.lastFailure = error;
     return error;
   }

@@ -9,8 +9,12 @@ export interface ResolvedPolicy {
   resetTimeoutOnProgress: boolean;
   maxTotalTimeoutMs?: number;
   fallback?: string | FallbackFunction;
-  /** Is repeating this tool harmless? From config, else from trusted annotations. */
+  /** Is repeating this tool harmless? From config, else from trusted annotations (a read-only tool is). */
   idempotent: boolean;
+  /** Does this tool only read? From config (`readOnly`), else from a trusted `readOnlyHint`. */
+  readOnly: boolean;
+  /** Do identical calls in flight share one request? Only ever true for a read-only tool (see sharingCheck.ts). */
+  coalesce: boolean;
   /** When calls run as MCP Tasks. */
   task: "auto" | "always" | "never";
   /** Are the configuration's secrets removed from this tool's successful results? */
@@ -177,12 +181,16 @@ export function resolvePolicy(tool: ToolIdentity, config: McpToolkitConfig): Res
     return value;
   };
   const trusted = server?.trustAnnotations === true;
-  const annotated = trusted && (tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true);
+  const readOnly = pick("readOnly") ?? (trusted && tool.annotations?.readOnlyHint === true);
+  const annotated = readOnly || (trusted && tool.annotations?.idempotentHint === true);
   const policy: ResolvedPolicy = {
     retry: resolveRetry(...retryLayers),
     timeoutMs: pick("timeoutMs") ?? server?.timeoutMs ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     resetTimeoutOnProgress: pick("resetTimeoutOnProgress") ?? DEFAULT_TOOL_POLICY.resetTimeoutOnProgress,
     idempotent: pick("idempotent") ?? annotated,
+    readOnly,
+    // A write is never merged with another: `coalesce` on a tool not known to only read is refused at connect.
+    coalesce: readOnly && (pick("coalesce") ?? DEFAULT_TOOL_POLICY.coalesce),
     task: pick("task") ?? DEFAULT_TOOL_POLICY.task,
     redactResults: pick("redactResults") ?? DEFAULT_TOOL_POLICY.redactResults,
     deadlineMs: Number.POSITIVE_INFINITY,
