@@ -14,12 +14,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpToolkit, type McpToolError, type McpToolErrorJSON } from "../../src/index.js";
 import { startChaosHttp, type ChaosHttpServer } from "../servers/chaos/http.js";
 import { bundledChaosStdioCommand } from "../servers/chaos/stdio.js";
+import { overflowMs } from "./pipeTime.js";
 import { childPids, settleWithin } from "./support.js";
 
 const SECRET = "hostile-secret-5f0e9c1a77";
 const RAW_TIMEOUT_MS = 2_000;
-// A 20 MB line costs the SDK's read buffer seconds of copying before it gives up.
-const BIG_TIMEOUT_MS = 30_000;
+// A line past a stdio read buffer costs the SDK's buffer seconds of copying before it gives up on
+// a quiet machine, and took past 30 s at a load of 14 on two cores (the call then ended in
+// request_timeout, not connection_closed). The calls that move one wait a multiple of what
+// filling the buffer costs here, measured as the file loads (so that the tests' own limits can
+// follow from it), cold, in this run: 3-12 s at a load of 7-10, where the 20 MB line's call took
+// 0.3x of it and the 12 MB of arguments' (serialised, and read by the server's buffer) 0.9x.
+const OVERFLOW_MS = await overflowMs();
+const BIG_TIMEOUT_MS = Math.max(30_000, Math.ceil(10 * OVERFLOW_MS));
+const CALIBRATION = `filling a 10 MB read buffer took ${Math.round(OVERFLOW_MS)} ms here; timeout ${BIG_TIMEOUT_MS} ms`;
+/** A test that moves such a line, then calls the restarted server. */
+const BIG_TEST_MS = 3 * BIG_TIMEOUT_MS;
 
 interface Reply {
   status: "success" | "error";
@@ -85,7 +95,8 @@ async function call(tool: string, args: unknown, boundMs = RAW_TIMEOUT_MS + 10_0
   };
 }
 
-const hostile = (mode: string, server = "raw") => call(`${server}__hostile`, { mode }, server === "big" ? BIG_TIMEOUT_MS + 15_000 : undefined);
+const BIG_SETTLE_MS = BIG_TIMEOUT_MS + 15_000;
+const hostile = (mode: string, server = "raw") => call(`${server}__hostile`, { mode }, server === "big" ? BIG_SETTLE_MS : undefined);
 
 describe("a server that misbehaves on the wire", () => {
   it("ignores responses with ids it never sent and takes the one that matches", async () => {
@@ -168,13 +179,13 @@ describe("a server that misbehaves on the wire", () => {
 
   it("turns a 20 MB line (past the SDK's 10 MB read buffer) into connection_closed, then reconnects", async () => {
     const reply = await hostile("huge_line", "big");
-    expect(reply).toMatchObject({ status: "error", reason: "connection_closed" });
+    expect(reply, CALIBRATION).toMatchObject({ status: "error", reason: "connection_closed" });
     expect((reply.artifact as McpToolErrorJSON).outcome).toBe("unknown");
     expect(reply.content.length).toBeLessThan(2_000);
     // The cause is the read buffer's limit, not the process exit that follows it.
     expect(reply.content).toContain("The transport failed first: ReadBuffer exceeded maximum size");
     expect(await call("big__echo", { payload: "after the huge line" }, BIG_TIMEOUT_MS)).toMatchObject({ status: "success" });
-  }, 90_000);
+  }, BIG_TEST_MS);
 });
 
 describe("a model that sends hostile arguments", () => {
@@ -211,10 +222,10 @@ describe("a model that sends hostile arguments", () => {
   });
 
   it("classifies arguments past a stdio server's 10 MB read buffer as connection_closed, then reconnects", async () => {
-    const reply = await call("big__echo", { payload: "z".repeat(12 * 1024 * 1024) }, BIG_TIMEOUT_MS + 15_000);
-    expect(reply).toMatchObject({ status: "error", reason: "connection_closed" });
+    const reply = await call("big__echo", { payload: "z".repeat(12 * 1024 * 1024) }, BIG_SETTLE_MS);
+    expect(reply, CALIBRATION).toMatchObject({ status: "error", reason: "connection_closed" });
     expect(await call("big__echo", { payload: "small again" }, BIG_TIMEOUT_MS)).toMatchObject({ status: "success" });
-  }, 90_000);
+  }, BIG_TEST_MS);
 
   it("never pollutes Object.prototype through __proto__ or constructor.prototype keys", async () => {
     const args = JSON.parse('{"payload":"p","__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}') as unknown;

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import type { CallRecord, SharedSetup, WorkerCommand, WorkerReply } from "./protocol.js";
+import type { CallRecord, Command, SharedSetup, WorkerReply } from "./protocol.js";
 import type { McpToolkitConfig } from "../../src/config/schema.js";
 
 const entry = fileURLToPath(new URL("./worker.ts", import.meta.url));
@@ -20,15 +20,25 @@ export interface WorkerResult {
 
 export class Fleet {
   private readonly workers: ChildProcess[] = [];
+  /** Every worker has loaded its modules and listens (or one exited first: rejected). */
+  private readonly loaded: Promise<unknown>;
+  private commands = 0;
+  /** Milliseconds from the first fork until every worker had loaded (see {@link start}). */
+  startMs = 0;
 
   private constructor(private readonly dir: string, bundle: string, readonly size: number) {
     for (let i = 0; i < size; i++) this.workers.push(fork(bundle, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] }));
+    // Listened for at once: the worker says it once, as soon as it can.
+    this.loaded = Promise.all(this.workers.map((w) => this.reply(w, 0, "loaded")));
   }
 
   /**
-   * Bundles the worker once and starts `size` copies. A bundle starts in a fifth of the CPU time
-   * that tsx needs to compile the sources in every process, which on 2 cores decides whether
-   * 50 workers start in seconds or in minutes.
+   * Bundles the worker once and starts `size` copies, resolving once every one has loaded and
+   * listens, so that a test's first command does not wait for (nor count) the processes' start.
+   * `startMs` says how long that took: loading the bundle is most of a worker's CPU, so it is
+   * the measure of this machine's speed now that the fleet tests scale their limits by. A bundle
+   * starts in a fifth of the CPU time that tsx needs to compile the sources in every process,
+   * which on 2 cores decides whether 50 workers start in seconds or in minutes.
    */
   static async start(size: number): Promise<Fleet> {
     const dir = mkdtempSync(join(tmpdir(), "mcp-fleet-"));
@@ -44,7 +54,16 @@ export class Fleet {
       // Some dependencies are CommonJS and call require().
       banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     });
-    return new Fleet(dir, bundle, size);
+    const started = performance.now();
+    const fleet = new Fleet(dir, bundle, size);
+    try {
+      await fleet.loaded;
+    } catch (error) {
+      await fleet.close();
+      throw error;
+    }
+    fleet.startMs = performance.now() - started;
+    return fleet;
   }
 
   /** Connects every worker; `shared(i)` picks worker i's shared state (undefined: per-process). */
@@ -60,7 +79,7 @@ export class Fleet {
   /** Starts every worker at the same moment, `delayMs` from now, and collects their calls. */
   run(options: { paceMs: number; calls?: number; durationMs?: number; delayMs?: number }): { startAt: number; results: Promise<WorkerResult[]> } {
     const startAt = Date.now() + (options.delayMs ?? 200);
-    const command: WorkerCommand = {
+    const command: Command = {
       type: "run",
       startAt,
       paceMs: options.paceMs,
@@ -82,10 +101,22 @@ export class Fleet {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  private ask(worker: ChildProcess, command: WorkerCommand, want: WorkerReply["type"]): Promise<WorkerReply> {
+  /**
+   * Sends `command` under a new id and waits for the reply that repeats it: a reply to an
+   * earlier command (a run a timed-out test left going) never answers a later one.
+   */
+  private ask(worker: ChildProcess, command: Command, want: WorkerReply["type"]): Promise<WorkerReply> {
+    const id = ++this.commands;
+    const replied = this.reply(worker, id, want);
+    if (worker.connected) worker.send({ ...command, id });
+    return replied;
+  }
+
+  /** The worker's reply `want` (or `failed`) with this `id`; rejects if the worker exits first. */
+  private reply(worker: ChildProcess, id: number, want: WorkerReply["type"]): Promise<WorkerReply> {
     return new Promise((resolve, reject) => {
       const onMessage = (message: WorkerReply) => {
-        if (message.type !== want && message.type !== "failed") return;
+        if (message.id !== id || (message.type !== want && message.type !== "failed")) return;
         cleanup();
         if (message.type === "failed") reject(new Error(`worker failed: ${message.message}`));
         else resolve(message);
@@ -100,8 +131,7 @@ export class Fleet {
       };
       worker.on("message", onMessage);
       worker.once("exit", onExit);
-      if (!worker.connected) return onExit(worker.exitCode);
-      worker.send(command);
+      if (!worker.connected) onExit(worker.exitCode);
     });
   }
 }

@@ -7,11 +7,14 @@ export interface SharedSetup {
   options?: Omit<SharedStateOptions, "redis">;
 }
 
-export type WorkerCommand =
+export type Command =
   | { type: "connect"; url: string; config: Partial<McpToolkitConfig>; shared?: SharedSetup }
   /** Start at the wall-clock `startAt` (the same moment for every worker), then call every `paceMs` for `calls` calls or until `untilMs`. */
   | { type: "run"; startAt: number; paceMs: number; calls?: number; untilMs?: number }
   | { type: "close" };
+
+/** As sent: with an `id` that the reply repeats, so a reply answers only the command that asked. */
+export type WorkerCommand = Command & { id: number };
 
 /** One call: when it started and ended (wall clock, ms) and `ok` or the McpToolError's reason. */
 export interface CallRecord {
@@ -21,7 +24,9 @@ export interface CallRecord {
 }
 
 export type WorkerReply =
-  | { type: "ready" }
-  | { type: "results"; calls: CallRecord[]; counts: Record<string, number> }
-  | { type: "closed" }
-  | { type: "failed"; message: string };
+  /** Sent once, unasked (id 0), when the worker's modules have loaded and it listens for commands. */
+  | { type: "loaded"; id: 0 }
+  | { type: "ready"; id: number }
+  | { type: "results"; id: number; calls: CallRecord[]; counts: Record<string, number> }
+  | { type: "closed"; id: number }
+  | { type: "failed"; id: number; message: string };

@@ -58,7 +58,7 @@ async function connect(command: Extract<WorkerCommand, { type: "connect" }>): Pr
   toolkit = await McpToolkit.connect(config);
   // The ready barrier includes a first snapshot, so no worker starts without the fleet's view.
   await available;
-  reply({ type: "ready" });
+  reply({ type: "ready", id: command.id });
 }
 
 async function run(command: Extract<WorkerCommand, { type: "run" }>): Promise<void> {
@@ -76,19 +76,21 @@ async function run(command: Extract<WorkerCommand, { type: "run" }>): Promise<vo
     }
     await new Promise((resolve) => setTimeout(resolve, command.paceMs));
   }
-  reply({ type: "results", calls, counts: { ...counts } });
+  reply({ type: "results", id: command.id, calls, counts: { ...counts } });
 }
 
 process.on("message", (command: WorkerCommand) => {
-  const done = (error: unknown) => reply({ type: "failed", message: String((error as Error)?.stack ?? error) });
+  const done = (error: unknown) => reply({ type: "failed", id: command.id, message: String((error as Error)?.stack ?? error) });
   if (command.type === "connect") connect(command).catch(done);
   else if (command.type === "run") run(command).catch(done);
   else
     void (async () => {
       await closeAll();
-      reply({ type: "closed" });
+      reply({ type: "closed", id: command.id });
       process.exit(0);
     })();
 });
 // The parent's death ends the worker too: a fleet run never leaves a process behind.
 process.on("disconnect", () => process.exit(0));
+// Every module above has loaded and the worker listens: the fleet starts counting from here.
+reply({ type: "loaded", id: 0 });
