@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+const names = [];
 for (const arg of process.argv.slice(2)) {
   const [path, log] = arg.split(":");
   let report;
@@ -19,13 +20,23 @@ for (const arg of process.argv.slice(2)) {
   passed += report.numPassedTests ?? 0;
   failed += report.numFailedTests ?? 0;
   skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
-  // A file that fails to load has no assertion results; count it as a failure.
-  failed += (report.testResults ?? []).filter((r) => r.status === "failed" && (r.assertionResults ?? []).length === 0).length;
+  for (const file of report.testResults ?? []) {
+    const where = String(file.name ?? "").replace(`${process.cwd()}/`, "");
+    const assertions = file.assertionResults ?? [];
+    // A file that fails to load has no assertion results; count it as a failure.
+    if (file.status === "failed" && assertions.length === 0) {
+      failed += 1;
+      names.push(`${where}: the file failed to load`);
+    }
+    for (const a of assertions) if (a.status === "failed") names.push(`${where} > ${a.fullName ?? a.title}`);
+  }
   if (log) {
     const text = readFileSync(log, "utf8").replace(/\x1b\[[0-9;]*m/g, "");
     const caught = text.match(/Vitest caught (\d+) unhandled errors?/);
     if (caught) failed += Number(caught[1]);
   }
 }
+// The names first, so a red run says which tests without a scroll through the log.
+for (const name of names) console.log(`failed: ${name}`);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

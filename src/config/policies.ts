@@ -125,6 +125,14 @@ export const BreakerOptionsSchema = options({
    * @default 0.2
    */
   halfOpenJitter: number({ max: 1 }).default(0.2),
+  /**
+   * While the circuit is open because the server itself failed (a refused, reset or closed
+   * connection, an HTTP 5xx, a timeout), the server is sent MCP's `ping` at most once per this
+   * many milliseconds, whatever the open period has grown to; once one answers, the next call
+   * tests the server, and its success closes the circuit. 0 turns it off. A tool's own failures
+   * keep the open period's rule. @default 1000
+   */
+  recoveryPingMs: number({ min: 0 }).default(1000),
   /** Set to false to turn the breaker off. @default true */
   enabled: flag().default(true),
 });

@@ -10,6 +10,7 @@ import { redactionOf } from "../config/secrets.js";
 import { EventHub } from "../eventHub.js";
 import type { McpEvent, McpEventListener, McpEventOf, McpEventType, ServerStatus } from "../events.js";
 import { connectionDeathKey } from "../mcp/call/attemptFailure.js";
+import { serverPing } from "../mcp/session/ping.js";
 import type { ProtocolEra } from "../mcp/session/clients.js";
 import { Connection } from "../mcp/session/Connection.js";
 import { identitiesReady } from "../mcp/session/serverIdentity.js";
@@ -88,7 +89,7 @@ export class McpToolkit extends BaseToolkit {
       connection.onToolsChanged = () => this.syncTools(name);
       this.connections.set(name, connection);
       this.guards.set(name, {
-        breaker: new CircuitBreaker(name, { ...config.breaker, ...server.breaker }, { ...breakerEvents(name, emit), failureKey: connectionDeathKey, listening: connection.listening }),
+        breaker: new CircuitBreaker(name, { ...config.breaker, ...server.breaker }, { ...breakerEvents(name, emit), failureKey: connectionDeathKey, listening: connection.listening, ping: serverPing(connection), closing: connection.closingSignal }),
         gate: new RetryAfterGate(name),
         budget: new RetryBudget({ ...config.retryBudget, ...server.retryBudget }),
         listening: connection.listening,

@@ -6,11 +6,11 @@ import type { BreakerHooks, BreakerState, SharedCircuit } from "./breakerTypes.j
 import { CallWindow, type RateReached } from "./CallWindow.js";
 import { begin } from "./chain.js";
 import { openPeriodMs } from "./openPeriod.js";
+import { RecoveryPing } from "./recoveryPing.js";
 import { FailureKeys, verdictOf } from "./verdict.js";
 
 export type { BreakerOptions };
-export type { BreakerHooks, BreakerState, SharedCircuit, Verdict } from "./breakerTypes.js";
-export { breakerEvents } from "./breakerTypes.js";
+export { breakerEvents, type BreakerHooks, type BreakerState, type SharedCircuit, type Verdict } from "./breakerTypes.js";
 export { verdictOf } from "./verdict.js";
 
 /**
@@ -21,10 +21,11 @@ export { verdictOf } from "./verdict.js";
  * other is refused at once with `circuit_open` (transient, `not_sent`) without touching the
  * server. The first opening lasts `initialHalfOpenAfterMs`, each one after a failed test twice
  * the last, up to `halfOpenAfterMs` (each spread by `halfOpenJitter`); then one attempt tests
- * the server while the others wait for its verdict. A server that refused the connection is
- * tested the moment it listens again (the `listening` hook: the connection probes its port), not
- * at the end of the period. So a server back after a restart is tested within a tenth of a
- * second, and the writes that waited are sent once, not refused for a long open period.
+ * the server while the others wait for its verdict. The period ends early once the server is
+ * back: one that refused the connection is tested the moment it listens again (the `listening`
+ * hook probes its port), one that failed otherwise (a 5xx, a reset, a timeout) once it answers
+ * MCP's `ping`, sent about once a second (RecoveryPing). So writes that waited are sent once,
+ * not refused for a long open period.
  *
  * Written here rather than taken from cockatiel, whose breaker cannot do two things this one
  * must: callers waiting for a half-open test stop at their own signal, and a test call that
@@ -47,6 +48,7 @@ export class CircuitBreaker {
   private closes = 0;
   private lastError: McpToolError | undefined;
   private shared: SharedCircuit | undefined;
+  private readonly recovery?: RecoveryPing;
 
   constructor(
     readonly serverName: string,
@@ -55,6 +57,7 @@ export class CircuitBreaker {
   ) {
     this.options = { ...DEFAULT_BREAKER, ...options };
     this.window = CallWindow.of(this.options);
+    if (hooks.ping && this.options.recoveryPingMs > 0) this.recovery = new RecoveryPing(hooks.ping, this.options.recoveryPingMs, () => this.listensAgain(true), hooks.closing);
   }
 
   /** The breaker's clock, in milliseconds: where an attempt it hears of (`succeeded`, `noteFailure`) started. */
@@ -129,8 +132,8 @@ export class CircuitBreaker {
       if (remaining === 0) return this.runTest(fn);
       if (this.now() + remaining > waitUntil) throw this.refusal(context, remaining);
       // The test is near: wait for it rather than fail a call the server may answer in a moment.
-      // A server that refused the connection is tested as soon as it listens again.
-      const listening = this.lastError?.reason === "connection_refused" ? this.hooks.listening?.(remaining).then(this.listensAgain) : undefined;
+      // A server that refused the connection is tested as soon as it listens again, any other as soon as it answers a ping.
+      const listening = this.lastError?.reason === "connection_refused" ? this.hooks.listening?.(remaining).then(this.listensAgain) : this.recovery?.answer();
       await sleep(remaining, signal, listening).catch((reason: unknown) => {
         throw cancelled(context, reason, "not_sent");
       });
@@ -160,7 +163,7 @@ export class CircuitBreaker {
     return this.succeeded(value, started);
   }
 
-  /** The server that refused the connection listens again: the open period ends now. Made once. */
+  /** The server that refused the connection listens again (or answered a ping): the open period ends now. Made once. */
   private readonly listensAgain = (up: boolean): boolean => {
     if (up && this.open) this.openFor = Math.min(this.openFor, this.now() - this.openedAt);
     return up;
@@ -274,6 +277,7 @@ export class CircuitBreaker {
     this.trips++;
     this.open = true;
     this.openedAt = this.now();
+    this.recovery?.opened(this.lastError, rate);
     // A slow-call rate is no failure's doing: the last failure may be long past.
     this.hooks.onOpen?.(rate?.rule === "slowCallRate" ? undefined : this.lastError, rate);
   }
@@ -285,6 +289,7 @@ export class CircuitBreaker {
     this.trips = 0;
     this.rate = undefined;
     this.window?.reset();
+    this.recovery?.closed();
     this.hooks.onClose?.();
   }
 

@@ -22,6 +22,14 @@ export interface BreakerHooks {
    * it listens again within `ms` (see ListenWatch), and the open period ends there.
    */
   listening?: (ms: number) => Promise<boolean>;
+  /**
+   * MCP's `ping` to the server: resolves true when the server answered at all. While the circuit
+   * is open because the server failed, it is sent at most once per `recoveryPingMs`
+   * (RecoveryPing), and an answer ends the open period.
+   */
+  ping?: (signal: AbortSignal) => Promise<boolean>;
+  /** Aborts when the toolkit closes: pinging stops. */
+  closing?: AbortSignal;
   /** For tests: the random factor behind the jitter. @default Math.random */
   random?: () => number;
   /** For tests: the clock, in milliseconds. @default performance.now */

@@ -36,6 +36,12 @@ export interface FaultProxyOptions {
    * that deals faults by a rule rather than one by one.
    */
   decide?: (request: { key?: string }) => ProxyFault | undefined;
+  /**
+   * Decides a fault for every request (any method, a GET included) before the plans and
+   * `decide`: an outage of the whole endpoint, as a gateway whose upstream is down answers 503
+   * to `ping` and `initialize` as much as to tools/call.
+   */
+  outage?: (request: { rpc?: string }) => ProxyFault | undefined;
 }
 
 export interface ProxiedRequest {
@@ -108,7 +114,7 @@ export class FaultProxy {
     const body = await readAll(req);
     const { rpc, key } = describe(body);
     // A GET (an event stream opened or resumed) takes the faults planned for rpc "GET".
-    const fault = this.take(req.method === "GET" ? "GET" : rpc, key);
+    const fault = this.options.outage?.(rpc ? { rpc } : {}) ?? this.take(req.method === "GET" ? "GET" : rpc, key);
     this.seen.push({ method: req.method ?? "GET", ...(rpc ? { rpc } : {}), ...(key ? { key } : {}), ...(fault ? { fault: fault.kind } : {}) });
     if (fault?.kind === "stall") {
       this.stalled.add(res);
