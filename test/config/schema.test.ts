@@ -63,7 +63,7 @@ describe("the defaults", () => {
       maxRetryTime: Number.POSITIVE_INFINITY,
       retryUnknownOutcome: "idempotent",
     });
-    expect(DEFAULT_BREAKER).toEqual({ failureThreshold: 5, minimumCalls: 10, window: { calls: 20 }, halfOpenAfterMs: 30_000, initialHalfOpenAfterMs: 100, halfOpenJitter: 0.2, enabled: true });
+    expect(DEFAULT_BREAKER).toEqual({ failureThreshold: 5, minimumCalls: 10, window: { calls: 20 }, halfOpenAfterMs: 30_000, initialHalfOpenAfterMs: 100, halfOpenJitter: 0.2, recoveryPingMs: 1000, enabled: true });
     expect(DEFAULT_RECONNECT).toEqual({ enabled: true, minDelayMs: 100, maxDelayMs: 5000 });
     expect(DEFAULT_THROTTLE).toEqual({ beta: 0.7, scale: 0.4, minRate: 0.5, enabled: true });
     expect(DEFAULT_SERVER_OPTIONS).toEqual({ trustAnnotations: false, connectTimeoutMs: 30_000, exposeTools: true, required: true, maxInputRounds: 3, catalogTtlMs: 0, catalogMaxAgeMs: 3_600_000 });
