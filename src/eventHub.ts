@@ -11,6 +11,7 @@ export type EventRedaction = Pick<Redactor, "error" | "text" | "value">;
  */
 const CARRIES_TEXT: Readonly<Record<McpEventType, boolean>> = {
   call: false,
+  hedge: false,
   success: false,
   reconnect: false,
   tools_changed: false,

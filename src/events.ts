@@ -28,6 +28,19 @@ export interface RetryEvent extends CallFields {
   error: McpToolError;
 }
 
+/**
+ * A hedged call (a tool's `hedge`): an attempt was sent beside one still unanswered (`sent`,
+ * with what sent it), answered first (`won`), or was cancelled because another did (`lost`).
+ */
+export interface HedgeEvent extends CallFields {
+  type: "hedge";
+  /** The attempt, counting from 1 (the first is never `sent`: it is the call itself). */
+  attempt: number;
+  outcome: "sent" | "won" | "lost";
+  /** What sent it: `delay`, no answer within `delayMs`; `failure`, an attempt failed in a way worth repeating. */
+  trigger?: "delay" | "failure";
+}
+
 /** A tool call succeeded (possibly through a fallback). */
 export interface SuccessEvent extends CallFields {
   type: "success";
@@ -241,6 +254,7 @@ export interface ServerStatusEvent extends ServerStatus {
 export type McpEvent =
   | CallEvent
   | RetryEvent
+  | HedgeEvent
   | SuccessEvent
   | FallbackEvent
   | ErrorEvent

@@ -15,6 +15,21 @@ import { RetryOptionsSchema } from "./policies.js";
  */
 export type FallbackFunction = (args: Record<string, unknown>, error: McpToolError, signal: AbortSignal) => Promise<string | CallToolResult>;
 
+/** A read-only tool's hedged calls (`hedge`). */
+export const HedgeOptionsSchema = options({
+  /**
+   * How long an attempt may go unanswered before the next is sent beside it, in milliseconds, or
+   * `"p95"`: the 95th percentile of the tool's own recent attempts (its last 100 that answered),
+   * never below `minDelayMs`; until 20 have answered, only a failure sends the next.
+   */
+  delayMs: custom<number | "p95">("a number of milliseconds or \"p95\"", (v) => v === "p95" || (typeof v === "number" && Number.isFinite(v) && v >= 0)),
+  /** The most attempts one call sends, the first included (gRPC's `maxAttempts`). @default 2 */
+  maxAttempts: number({ min: 2, max: 10, integer: true }).default(2),
+  /** The least delay `"p95"` gives, in milliseconds. @default 20 */
+  minDelayMs: number().default(20),
+});
+export interface HedgeOptions extends z.input<typeof HedgeOptionsSchema> {}
+
 /** Policy for the tools a `tools` key matches. */
 export const ToolPolicySchema = options({
   /** The retry policy for these tools, over the server's and the toolkit's. */
@@ -60,6 +75,17 @@ export const ToolPolicySchema = options({
    * @default false
    */
   coalesce: flag().default(false),
+  /**
+   * Hedged calls: when an attempt has not answered within `delayMs`, another is sent beside it,
+   * up to `maxAttempts`; the first answer wins and the others are cancelled. An attempt that
+   * failed unsent and transient (a 503, a refused connect) sends the next at once. Each attempt
+   * after the first costs a retry from the server's retry budget, and none starts past the call's
+   * deadline. It takes the place of `retry` for these tools, as gRPC's `hedgingPolicy` does.
+   * Read-only tools only (a trusted `readOnlyHint: true`, or `readOnly: true`): two writes sent
+   * at once race even under one idempotency key, so `connect()` refuses it on any other tool,
+   * naming this field. Off unless set.
+   */
+  hedge: HedgeOptionsSchema.optional(),
   /**
    * The input property that carries an idempotency key, or `false` for none. The toolkit removes
    * the property from the schema the model sees, sends a key it made (`crypto.randomUUID()`) once

@@ -26,6 +26,7 @@ import { currentToolRun, reportProgress, type ToolRun } from "./runEvents.js";
 import { idempotencyKeyOf } from "../errors/idempotency.js";
 import { keyPropertyOf } from "./idempotencyKey.js";
 import { SharedCalls } from "./sharedCalls.js";
+import { hedgedCall } from "./hedgedCall.js";
 import { ToolCall, type FirstPlan, type ToolRuntime } from "./toolCall.js";
 
 /** What the caller shares with its toolkit. */
@@ -175,10 +176,14 @@ export class ToolCaller {
     const { policy, keyProperty } = runtime;
     const contract = new CallContract(policy, { property: keyProperty, policy: policy.idempotencyKey }, outer, key);
     const spec = this.specFor(runtime, args, context, traced, nested, contract, config);
-    if (nested || !policy.coalesce) return runPipeline(spec, signal, new ToolCall(runtime, args, signal, context, contract, config), contract.deadline);
+    const start = (under: AbortSignal | undefined, planned?: FirstPlan) =>
+      policy.hedge
+        ? // A hedged read (hedgedCall.ts): each attempt its own ToolCall, under its own signal; only the first goes with the plan.
+          hedgedCall(runtime, spec, under, (mine, i) => new ToolCall(runtime, args, mine, context, contract, config, i === 0 ? planned : undefined), contract.deadline)
+        : runPipeline(spec, under, new ToolCall(runtime, args, under, context, contract, config, planned), contract.deadline);
+    if (nested || !policy.coalesce) return start(signal);
     // A shared read (sharedCalls.ts): the whole call runs once, under its own signal, for every caller of the same request.
     const planner = runtime.intercept?.before ? new ToolCall(runtime, args, signal, context, contract, config) : undefined;
-    const start = (under: AbortSignal | undefined, planned: FirstPlan | undefined) => runPipeline(spec, under, new ToolCall(runtime, args, under, context, contract, config, planned), contract.deadline);
     return this.shared.call(runtime.identity, args, signal, context, planner, start);
   }
 

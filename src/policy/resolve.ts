@@ -1,5 +1,6 @@
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_TIMEOUT_MS, DEFAULT_TOOL_POLICY, derivedDeadlineMs, type FallbackFunction, type McpToolkitConfig, type ToolPolicy } from "../config/index.js";
+import { HedgeOptionsSchema, type HedgeOptions } from "../config/toolPolicy.js";
 import { resolveRetry, type ResolvedRetry, type RetryOptions } from "./RetryPolicy.js";
 
 /** Everything the pipeline needs to run one tool, resolved once when the tool is built. */
@@ -15,6 +16,8 @@ export interface ResolvedPolicy {
   readOnly: boolean;
   /** Do identical calls in flight share one request? Only ever true for a read-only tool (see sharingCheck.ts). */
   coalesce: boolean;
+  /** Hedged calls (Hedger), with the defaults filled in; only ever set for a read-only tool (see sharingCheck.ts). */
+  hedge?: Required<HedgeOptions>;
   /** When calls run as MCP Tasks. */
   task: "auto" | "always" | "never";
   /** Are the configuration's secrets removed from this tool's successful results? */
@@ -201,6 +204,9 @@ export function resolvePolicy(tool: ToolIdentity, config: McpToolkitConfig): Res
   policy.deadlineMs = pick("deadlineMs") ?? server?.deadlineMs ?? config.deadlineMs ?? derivedDeadlineMs(policy);
   const keyProperty = pick("idempotencyKey");
   if (keyProperty !== undefined) policy.idempotencyKey = keyProperty;
+  const hedge = pick("hedge");
+  // Two writes sent at once race: a tool not known to only read is never hedged.
+  if (hedge && readOnly) policy.hedge = HedgeOptionsSchema.parse(hedge) as Required<HedgeOptions>;
   const fallback = pick("fallback") ?? server?.fallback;
   if (fallback !== undefined) policy.fallback = fallback;
   return policy;
