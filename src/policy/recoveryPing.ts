@@ -43,7 +43,10 @@ export class RecoveryPing {
     private readonly onAnswer: () => void,
     /** Aborts when the toolkit closes: no ping is sent after it. */
     private readonly closing: AbortSignal | undefined,
-  ) {}
+  ) {
+    // The toolkit's close ends a wait for the next ping at once: no timer outlives it.
+    closing?.addEventListener("abort", () => this.stop(), { once: true });
+  }
 
   /** The circuit opened (or opened again after a failed test), on `error` or a `rate`. */
   opened(error: McpToolError | undefined, rate: RateReached | undefined): void {

@@ -4,7 +4,7 @@
  * are pinged, what an answer does, when pings stop. The open periods here are 60 s, so any call
  * let through before that was let through by a ping's answer.
  */
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { McpToolError } from "../../src/errors/McpToolError.js";
 import { CircuitBreaker } from "../../src/policy/CircuitBreaker.js";
 import type { CallContext } from "../../src/policy/abort.js";
@@ -12,10 +12,21 @@ import type { CallContext } from "../../src/policy/abort.js";
 const context: CallContext = { toolName: "t", serverName: "s" };
 const LONG = { failureThreshold: 1, initialHalfOpenAfterMs: 60_000, halfOpenAfterMs: 60_000, halfOpenJitter: 0, recoveryPingMs: 20 };
 
+/**
+ * Every breaker's pinging ends with its test, as the toolkit's close ends it: a ping loop left
+ * running would schedule its next timer inside a later file's fake clock (the shared-modules
+ * project runs files one after another in one process).
+ */
+const closings: AbortController[] = [];
+afterEach(() => {
+  for (const closing of closings.splice(0)) closing.abort();
+});
+
 /** A breaker whose pings the test answers: `up` decides the answer; `pings` counts them. */
 function breakerWith(options: object = {}) {
   const state = { up: false, pings: 0 };
   const closing = new AbortController();
+  closings.push(closing);
   const breaker = new CircuitBreaker("s", { ...LONG, ...options }, {
     ping: async () => {
       state.pings++;
