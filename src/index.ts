@@ -13,6 +13,11 @@ export { createMcpTools } from "./langchain/createMcpTools.js";
 export type { CreateMcpToolsOptions, McpTools } from "./langchain/createMcpTools.js";
 export { McpTool } from "./langchain/McpTool.js";
 export type { McpToolMetadata } from "./langchain/McpTool.js";
+export type { McpResources, ResourceCallOptions, ResourceInfo, ResourceListFailure, ResourceListing, ResourceTemplateInfo } from "./resources/McpResources.js";
+export type { ResourceDocumentMetadata } from "./resources/documents.js";
+export type { ReadArtifact } from "./resources/modelText.js";
+export { McpPromptTemplate } from "./prompts/McpPromptTemplate.js";
+export type { McpPrompts, McpPromptArgument, McpPromptInfo, McpPromptList, McpPromptListFailure, PromptRequestOptions } from "./langchain/McpPrompts.js";
 export {
   McpConfigError,
   validateConfig,
@@ -46,6 +51,9 @@ export type {
   RetryBudgetOptions,
   ThrottleOptions,
   SharedStateOptions,
+  PromptOptions,
+  ResourceOptions,
+  ServerResourceOptions,
   RedisClientLike,
   EraSetting,
   ToolFilter,

@@ -58,6 +58,8 @@ export type {
   ToolFilter,
 } from "./schema.js";
 export type { AfterToolCallHook, BeforeToolCall, BeforeToolCallHook, ToolCallContext } from "./interception.js";
+export type { PromptOptions } from "./prompts.js";
+export type { ResourceOptions, ServerResourceOptions } from "./resources.js";
 export { McpConfigError, validateConfig } from "./validate.js";
 export { derivedDeadlineMs } from "./policies.js";
 export { loadMcpConfig, type LoadMcpConfigOptions } from "./load.js";

@@ -14,6 +14,8 @@ import type { McpEventListener } from "../events.js";
 import { BreakerOptionsSchema, ErrorOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema, ThrottleSettingSchema, type BeforeFallback } from "./policies.js";
 import { ToolPolicySchema } from "./toolPolicy.js";
 import { SharedStateOptionsSchema } from "./sharedState.js";
+import { PromptOptionsSchema } from "./prompts.js";
+import { ResourceOptionsSchema } from "./resources.js";
 import { custom, expected, flag, fn, isObject, nearest, nonEmptyText, number, oneOf, options, text } from "./fields.js";
 import { ServerConfigSchema, type ToolFilter } from "./servers.js";
 
@@ -86,6 +88,8 @@ export const McpToolkitConfigSchema = options({
    * over either form. Every matching key applies, the more specific over the less.
    */
   tools: z.record(z.string(), ToolPolicySchema, { error: expected("an object of tool policies") }).optional(),
+  /** The servers' prompts as model tools (`{ tools: true }`), under a server's own setting. Off unless set. */
+  prompts: PromptOptionsSchema.optional(),
   /** Circuit and Retry-After state shared with other processes on Redis. Off unless set. */
   sharedState: SharedStateOptionsSchema.optional(),
   /**
@@ -117,6 +121,8 @@ export const McpToolkitConfigSchema = options({
    * hear progress whatever this says. @default false
    */
   streamProgress: flag().default(false),
+  /** The resources of every server: the model's resource tools (`tools`, off unless set) and their budgets; see docs/resources-and-prompts.md. */
+  resources: ResourceOptionsSchema.optional(),
   /** How this client introduces itself to servers. @default { name: "langchain-mcp-errors", version: "0.1.0" } */
   clientInfo: options({ name: nonEmptyText(), version: nonEmptyText() }).default({ name: "langchain-mcp-errors", version: "0.1.0" }),
 }).superRefine(({ servers, tools, breaker }, ctx) => {
@@ -159,3 +165,4 @@ export interface McpToolkitConfig extends z.input<typeof McpToolkitConfigSchema>
 export * from "./policies.js";
 export * from "./toolPolicy.js";
 export * from "./sharedState.js";
+export * from "./resources.js";

@@ -11,7 +11,9 @@ import { isReason, type Reason } from "../errors/reasons.js";
 import type { AnyClient } from "./clients.js";
 import type { InputHandler } from "./input.js";
 import { BreakerOptionsSchema, ReconnectOptionsSchema, RetryBudgetOptionsSchema, RetryOptionsSchema, ThrottleSettingSchema } from "./policies.js";
+import { ServerResourceOptionsSchema } from "./resources.js";
 import { custom, expected, flag, fn, httpUrl, isObject, nonEmptyText, number, oneOf, options, stringArray, stringRecord, text } from "./fields.js";
+import { PromptOptionsSchema } from "./prompts.js";
 
 /** Decides whether the model is offered a server's tool; see the toolkit's `filter`. */
 export type ToolFilter = (tool: Tool, serverName: string) => boolean;
@@ -63,6 +65,10 @@ const serverOptions = {
   maxQueue: number({ min: 0, integer: true }).optional(),
   /** How long connecting (and re-connecting) may take, in milliseconds. @default 30000 */
   connectTimeoutMs: number({ min: 1 }).default(30_000),
+  /** This server's prompts as model tools (`{ tools: true }`), over the toolkit's `prompts`. Off unless set. */
+  prompts: PromptOptionsSchema.optional(),
+  /** Whether this server's resources are offered through the model's resource tools, over the toolkit's `resources`. */
+  resources: ServerResourceOptionsSchema.optional(),
   /** Offer this server's tools to the model; false keeps it as a fallback only. @default true */
   exposeTools: flag().default(true),
   /**

@@ -26,7 +26,10 @@ export type HintKey =
   | "cancelled"
   | "reconnect"
   | "check_endpoint"
-  | "closed";
+  | "closed"
+  | "list_prompts"
+  | "list_resources"
+  | "read_in_parts";
 
 /**
  * What a failure says about the connection it happened on.
@@ -164,6 +167,14 @@ export const REASONS = {
   tool_not_found: reason("domain", false, "not_sent", "tool not found", "stale_tool_list"),
   tool_error: reason("domain", false, "executed", "tool error", "read_tool_message"),
 
+  // Prompts: a prompts/get naming a prompt the server does not have (-32602): nothing ran.
+  prompt_not_found: reason("protocol", false, "not_sent", "prompt not found", "list_prompts"),
+
+  // Resources: a resources/read of a URI the server does not have (-32602 with data.uri, -32002): nothing ran.
+  resource_not_found: reason("protocol", false, "not_sent", "resource not found", "list_resources"),
+  // A read asked for more than the client's budget for one answer (read_mcp_resource's `limit`): refused before sending.
+  resource_too_large: reason("client", false, "not_sent", "resource part past the client's budget", "read_in_parts"),
+
   unknown: reason("client", false, "unknown", "unknown error", "use_another_tool"),
 } as const satisfies Record<string, ReasonInfo>;
 
@@ -186,6 +197,9 @@ export const HINTS: Record<HintKey | "unknown_outcome" | "retries_exhausted", st
   reconnect: "The connection to the server was lost; try again shortly.",
   check_endpoint: "Do not retry: the server's URL or a proxy in front of it must be checked.",
   closed: "The toolkit was closed; this tool can no longer be called.",
+  list_prompts: "The server has no prompt by that name: list its prompts and use one of their names.",
+  list_resources: "No resource has that URI: call list_mcp_resources to see the URIs there are, then read one of them.",
+  read_in_parts: "Read it in parts: call read_mcp_resource again with an offset and a limit within the budget.",
   unknown_outcome:
     "The outcome is unknown: the tool may have run. Check whether it took effect before calling it again.",
   retries_exhausted: "Retries are exhausted: try again later or use another tool.",

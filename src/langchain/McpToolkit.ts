@@ -2,8 +2,7 @@ import { BaseToolkit } from "@langchain/core/tools";
 import { nodeOnly } from "../nodeOnly/index.js";
 import { validateForRuntime } from "../nodeOnly/runtimeCheck.js";
 import { DEFAULT_CLIENT_INFO, DEFAULT_SERVER_OPTIONS, type McpToolkitConfig } from "../config/index.js";
-import { unmatchedError, unmatchedNames } from "./unmatchedNames.js";
-import { refuseSharedWrites } from "./sharingCheck.js";
+import { checkNames } from "./nameCheck.js";
 import { unheardWarnings } from "./warnings.js";
 import { INSPECT, Redactor } from "../errors/redactor.js";
 import { redactionOf } from "../config/secrets.js";
@@ -30,6 +29,8 @@ import { ServerConnects } from "./serverConnects.js";
 import type { SharedCatalogs, ToolkitCatalog } from "../config/catalog.js";
 import { exportCatalog, startFromCatalogs } from "./catalog.js";
 import { ToolBuilder, renamedOf, type BuiltTool } from "./toolBuilder.js";
+import { McpPrompts } from "./McpPrompts.js";
+import { McpResources } from "../resources/McpResources.js";
 
 /**
  * MCP servers as LangChain tools that never crash the agent.
@@ -58,6 +59,10 @@ export class McpToolkit extends BaseToolkit {
   private readonly caller: ToolCaller;
   /** Names and builds the tools a server lists, for this toolkit to offer. */
   private readonly builder: ToolBuilder;
+  /** The servers' prompts, through the same pipeline as a tool call: `list`, `get`, `template` (docs/resources-and-prompts.md). */
+  readonly prompts: McpPrompts;
+  /** The servers' resources, through the same pipeline as a tool call: `list`, `read` (docs/resources-and-prompts.md). */
+  readonly resources: McpResources = new McpResources(() => this.caller.parts);
   private closed = false;
   /** The shared state on Redis, when `sharedState` is set. */
   private fleet: { close(): void; catalogs: SharedCatalogs } | undefined;
@@ -100,6 +105,7 @@ export class McpToolkit extends BaseToolkit {
     }
     this.caller = new ToolCaller({ config, connections: this.connections, guards: this.guards, events: this.events, telemetry: this.telemetry, redactor: this.redactor });
     this.builder = new ToolBuilder({ config, connections: this.connections, caller: this.caller, redactor: this.redactor });
+    this.prompts = new McpPrompts({ config, connections: this.connections, guards: this.guards, events: this.events, telemetry: this.telemetry, redactor: this.redactor });
     this.connects = new ServerConnects({
       config,
       connections: this.connections,
@@ -134,23 +140,12 @@ export class McpToolkit extends BaseToolkit {
       if (fleet && config.sharedState) toolkit.fleet = fleet.joinFleet(config.sharedState, config, toolkit.guards, (event) => toolkit.events.emit(event));
       await startFromCatalogs(toolkit.connections, config, toolkit.fleet?.catalogs, (field, message) => toolkit.events.emit({ type: "warning", field, message }));
       await toolkit.connects.connectAll([...toolkit.connections.keys()]);
-      toolkit.checkNames();
+      checkNames(config, toolkit.connections, toolkit.pendingServers, toolkit.tools, toolkit.byName.values(), (found) => toolkit.events.emit({ type: "warning", ...found }));
     } catch (error) {
       await toolkit.close();
       throw error;
     }
     return toolkit;
-  }
-
-  /** Names in the configuration that name nothing there is: `warning` events, or under `strict` the one error `connect()` rejects with, naming them all; and `coalesce` on a tool that may write, always an error. */
-  private checkNames(): void {
-    const pending = new Set(this.pendingServers);
-    const listed = new Map([...this.connections].filter(([name]) => !pending.has(name)).map(([name, c]) => [name, c.tools]));
-    const offered = this.tools.map((t) => ({ exposedName: t.name, serverName: t.metadata.serverName ?? "", mcpName: t.metadata.mcpToolName ?? t.name }));
-    const unmatched = unmatchedNames(this.config, listed, offered);
-    refuseSharedWrites(this.config, this.byName.values());
-    if (this.config.strict && unmatched.length > 0) throw unmatchedError(unmatched);
-    for (const { field, message } of unmatched) this.events.emit({ type: "warning", field, message });
   }
 
   /**
@@ -163,13 +158,13 @@ export class McpToolkit extends BaseToolkit {
     return exportCatalog(this.connections, this.config);
   }
 
-  /** The tools offered to the model now; an optional server's join them once it connects. */
+  /** The tools offered to the model now (an optional server's join them once it connects), and the two each of `prompts: { tools: true }` and `resources: { tools: true }` add. */
   override getTools(): McpTool[] {
-    return [...this.tools];
+    return [...this.tools, ...this.prompts.tools(), ...this.resources.tools()];
   }
 
   getTool(name: string): McpTool | undefined {
-    return this.toolsByName.get(name);
+    return this.toolsByName.get(name) ?? this.getTools().find((t) => t.name === name);
   }
 
   /** The resolved policy of a tool (retry, timeouts, fallback, idempotent), by its exposed name. */
@@ -276,7 +271,7 @@ export class McpToolkit extends BaseToolkit {
 
   /** Builds the servers' tools not built yet (see toolBuilder.ts) and offers them; tools already built are kept. */
   private buildTools(newServers: string[]): BuiltTool[] {
-    return this.builder.build(newServers, this.tools, (made, runtime) => {
+    return this.builder.build(newServers, [...this.tools, ...this.resources.tools()], (made, runtime) => {
       this.byName.set(made.name, runtime);
       this.tools.push(made);
       this.toolsByName.set(made.name, made);

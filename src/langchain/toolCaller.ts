@@ -46,7 +46,7 @@ export class ToolCaller {
   /** The shared requests in flight of the tools that `coalesce`. */
   private readonly shared: SharedCalls;
 
-  constructor(private readonly parts: ToolCallerParts) {
+  constructor(readonly parts: ToolCallerParts) {
     this.shared = new SharedCalls(parts.events);
   }
 

@@ -44,6 +44,11 @@ export interface NormalizeContext {
   era?: "modern" | "legacy";
   /** Server-defined codes and how to read them. */
   customCodes?: CustomCodeTable;
+  /**
+   * The MCP method the request was, where it was not `tools/call` (`prompts/get`, `resources/read`):
+   * the same code means another thing there (-32601 on `prompts/*` is a server without prompts).
+   */
+  method?: string;
   attempts?: number;
 }
 

@@ -6,6 +6,8 @@ import { connectionClosed, isLocalTimeout, SDK_CONNECTION_CLOSED, SDK_REQUEST_TI
 import { fromRegistry, fromUnregistered } from "./registry.js";
 import { retryAfterFromData } from "./retryAfter.js";
 import { namesMissingTool } from "./toolMissing.js";
+import { fromPromptRequest } from "./prompts.js";
+import { fromResourceRequest } from "./resources.js";
 import { isRecord, stripMcpPrefix } from "./util.js";
 
 const ERR = { parse: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internal: -32603 };
@@ -84,6 +86,12 @@ export function fromJsonRpc(error: unknown, code: number, message: string, ctx: 
   if (code === ERR.invalidRequest && local && /requires task-based execution/.test(text)) {
     return { reason: "capability_missing", message: text, overrides: base };
   }
+  // What a code means on prompts/*: a server without prompts, a prompt it does not have.
+  const prompt = fromPromptRequest(code, text, ctx);
+  if (prompt) return { ...prompt, overrides: { ...base, kind: "protocol" } };
+  // And on resources/*: a server without resources, a URI it does not have (-32602 with data.uri, -32002).
+  const resource = fromResourceRequest(code, text, data, ctx);
+  if (resource) return { ...resource, overrides: { ...base, kind: "protocol" } };
   const era = fromNewCodes(code, text, data, ctx);
   if (era) return { ...era, overrides: { ...base, kind: "protocol" } };
   switch (code) {

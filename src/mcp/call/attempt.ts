@@ -21,6 +21,8 @@ export interface ToolTarget {
   /** How long the SDK's own timer may run: a backstop far behind ours. */
   sdkTimeoutMs: number;
   resetTimeoutOnProgress: boolean;
+  /** The MCP method, for a request that is not a tools/call (`prompts/get`): its errors are read knowing it. */
+  method?: string;
 }
 
 /**

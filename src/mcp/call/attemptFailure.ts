@@ -101,6 +101,7 @@ function classifyFailure(facts: AttemptFacts, thrown: unknown): McpToolError {
   const response = lease?.requests.takeResponse(id);
   if (response) known.response = response;
   if (target.customCodes) known.customCodes = target.customCodes;
+  if (target.method) known.method = target.method;
   // The era decides how an unregistered JSON-RPC code reads (2026-07-28: not retried).
   const era = lease ? eraOf(lease.client) : undefined;
   if (era) known.era = era;
