@@ -16,6 +16,7 @@ import { ToolPolicySchema } from "./toolPolicy.js";
 import { SharedStateOptionsSchema } from "./sharedState.js";
 import { PromptOptionsSchema } from "./prompts.js";
 import { ResourceOptionsSchema } from "./resources.js";
+import { ChaosSettingSchema, chaosIssues } from "./chaos.js";
 import { custom, expected, flag, fn, isObject, nearest, nonEmptyText, number, oneOf, options, text } from "./fields.js";
 import { ServerConfigSchema, type ToolFilter } from "./servers.js";
 
@@ -88,6 +89,12 @@ export const McpToolkitConfigSchema = options({
    * over either form. Every matching key applies, the more specific over the less.
    */
   tools: z.record(z.string(), ToolPolicySchema, { error: expected("an object of tool policies") }).optional(),
+  /**
+   * Faults injected at the transport for every tool, under a server's and a tool policy's own:
+   * `{ rate, faults? }` (see docs/policies.md, "Chaos"). Off unless set; refused when `NODE_ENV`
+   * is `production` unless `force: true`.
+   */
+  chaos: ChaosSettingSchema.optional(),
   /** The servers' prompts as model tools (`{ tools: true }`), under a server's own setting. Off unless set. */
   prompts: PromptOptionsSchema.optional(),
   /** Circuit and Retry-After state shared with other processes on Redis. Off unless set. */
@@ -125,7 +132,8 @@ export const McpToolkitConfigSchema = options({
   resources: ResourceOptionsSchema.optional(),
   /** How this client introduces itself to servers. @default { name: "langchain-mcp-errors", version: "0.1.0" } */
   clientInfo: options({ name: nonEmptyText(), version: nonEmptyText() }).default({ name: "langchain-mcp-errors", version: "0.1.0" }),
-}).superRefine(({ servers, tools, breaker }, ctx) => {
+}).superRefine(({ servers, tools, breaker, chaos }, ctx) => {
+  for (const issue of chaosIssues(chaos, servers, tools)) ctx.addIssue({ code: "custom", input: undefined, ...issue });
   // Names of other servers can only be checked once every server is known.
   const isServer = (name: string) => Object.hasOwn(servers, name);
   for (const [name, server] of Object.entries(servers)) {

@@ -14,6 +14,7 @@ import { BreakerOptionsSchema, ReconnectOptionsSchema, RetryBudgetOptionsSchema,
 import { ServerResourceOptionsSchema } from "./resources.js";
 import { custom, expected, flag, fn, httpUrl, isObject, nonEmptyText, number, oneOf, options, stringArray, stringRecord, text } from "./fields.js";
 import { PromptOptionsSchema } from "./prompts.js";
+import { ChaosSettingSchema } from "./chaos.js";
 
 /** Decides whether the model is offered a server's tool; see the toolkit's `filter`. */
 export type ToolFilter = (tool: Tool, serverName: string) => boolean;
@@ -51,6 +52,12 @@ const serverOptions = {
   retryBudget: RetryBudgetOptionsSchema.optional(),
   /** This server's adaptive send rate after rate-limited answers (`true`, or its options), over the toolkit's. Off unless set. */
   throttle: ThrottleSettingSchema.optional(),
+  /**
+   * Faults injected at this server's transport, over the toolkit's `chaos` (`false`: none here).
+   * A fault the transport cannot carry is refused (`http_503` over stdio); a `client` you
+   * connected takes none.
+   */
+  chaos: ChaosSettingSchema.optional(),
   /** Reconnection after the connection is lost; a `client` you connected is never reconnected. */
   reconnect: ReconnectOptionsSchema.optional(),
   /**

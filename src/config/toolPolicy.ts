@@ -8,6 +8,7 @@ import type { z } from "zod";
 import type { McpToolError } from "../errors/McpToolError.js";
 import { custom, flag, number, oneOf, options } from "./fields.js";
 import { RetryOptionsSchema } from "./policies.js";
+import { ChaosSettingSchema } from "./chaos.js";
 
 /**
  * Answers in place of a failed primary. `signal` aborts when the caller gives up or the call's
@@ -86,6 +87,11 @@ export const ToolPolicySchema = options({
    * naming this field. Off unless set.
    */
   hedge: HedgeOptionsSchema.optional(),
+  /**
+   * Faults injected at the transport for these tools' attempts, over the server's and the
+   * toolkit's `chaos` (`false`: none). Faults their server's transport cannot carry are left out.
+   */
+  chaos: ChaosSettingSchema.optional(),
   /**
    * The input property that carries an idempotency key, or `false` for none. The toolkit removes
    * the property from the schema the model sees, sends a key it made (`crypto.randomUUID()`) once

@@ -18,7 +18,8 @@ import { begin } from "../policy/chain.js";
 import { functionFallback, type Fallback, type WithFallback } from "../policy/FallbackPolicy.js";
 import { runPipeline, type PipelineSpec, type ToolkitGuards } from "../policy/pipeline.js";
 import { CallContract } from "../mcp/call/CallContract.js";
-import { resolvePolicy, type ToolIdentity } from "../policy/resolve.js";
+import { resolvePolicy, type ResolvedPolicy, type ToolIdentity } from "../policy/resolve.js";
+import { chaosPlan, type ChaosPlan, type ChaosTransport } from "../policy/chaos.js";
 import { telemetryOn } from "../telemetry/otel.js";
 import type { ToolkitTelemetry } from "../telemetry/ToolkitTelemetry.js";
 import type { ToolExecutorFactory } from "./McpTool.js";
@@ -76,6 +77,7 @@ export class ToolCaller {
         // Our timers govern; the SDK's is a backstop far behind them.
         sdkTimeoutMs: Math.max(policy.timeoutMs, policy.maxTotalTimeoutMs ?? 0) + 60_000,
         resetTimeoutOnProgress: policy.resetTimeoutOnProgress,
+        ...chaosOf(policy, serverConfig),
       },
       context: { toolName: exposedName, mcpName: tool.name, serverName: server },
       onTaskStatus: (status, message, taskId) => events.emit({ type: "task", toolName: exposedName, serverName: server, taskId, status, ...(message ? { message } : {}) }),
@@ -237,4 +239,11 @@ export class ToolCaller {
     const { value } = await this.call(this.runtimeFor(server, tool, runtime.identity.exposedName), args, signal, true, config, outer, key);
     return value;
   }
+}
+
+/** The tool's `chaos` plan, with the faults its server's transport can carry. */
+function chaosOf(policy: ResolvedPolicy, server: ServerConfig): { chaos?: ChaosPlan } {
+  if (!policy.chaos) return {};
+  const plan = chaosPlan(policy.chaos, "client" in server && server.client !== undefined ? "client" : (server as { transport?: ChaosTransport }).transport ?? "http");
+  return plan ? { chaos: plan } : {};
 }

@@ -1,6 +1,7 @@
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_TIMEOUT_MS, DEFAULT_TOOL_POLICY, derivedDeadlineMs, type FallbackFunction, type McpToolkitConfig, type ToolPolicy } from "../config/index.js";
 import { HedgeOptionsSchema, type HedgeOptions } from "../config/toolPolicy.js";
+import type { ChaosOptions } from "../config/chaos.js";
 import { resolveRetry, type ResolvedRetry, type RetryOptions } from "./RetryPolicy.js";
 
 /** Everything the pipeline needs to run one tool, resolved once when the tool is built. */
@@ -18,6 +19,8 @@ export interface ResolvedPolicy {
   coalesce: boolean;
   /** Hedged calls (Hedger), with the defaults filled in; only ever set for a read-only tool (see sharingCheck.ts). */
   hedge?: Required<HedgeOptions>;
+  /** The nearest layer's `chaos` (a tool's, the server's, the toolkit's), unless that says `false`. */
+  chaos?: ChaosOptions;
   /** When calls run as MCP Tasks. */
   task: "auto" | "always" | "never";
   /** Are the configuration's secrets removed from this tool's successful results? */
@@ -207,6 +210,8 @@ export function resolvePolicy(tool: ToolIdentity, config: McpToolkitConfig): Res
   const hedge = pick("hedge");
   // Two writes sent at once race: a tool not known to only read is never hedged.
   if (hedge && readOnly) policy.hedge = HedgeOptionsSchema.parse(hedge) as Required<HedgeOptions>;
+  const chaos = pick("chaos") ?? server?.chaos ?? config.chaos;
+  if (chaos) policy.chaos = chaos;
   const fallback = pick("fallback") ?? server?.fallback;
   if (fallback !== undefined) policy.fallback = fallback;
   return policy;

@@ -5,6 +5,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CustomCodeTable } from "../../errors/normalize.js";
+import type { ChaosPlan, InjectedFault } from "../../policy/chaos.js";
 import type { CallContext } from "../../policy/abort.js";
 import type { AttemptScope } from "../../policy/TimeoutPolicy.js";
 import type { Progress } from "../session/clients.js";
@@ -23,6 +24,8 @@ export interface ToolTarget {
   resetTimeoutOnProgress: boolean;
   /** The MCP method, for a request that is not a tools/call (`prompts/get`): its errors are read knowing it. */
   method?: string;
+  /** The tool's `chaos`: each attempt rolls for a fault as it is sent. */
+  chaos?: ChaosPlan;
 }
 
 /**
@@ -67,6 +70,8 @@ export interface AttemptFacts {
   logMark: number;
   /** Had the attempt been aborted before it was sent? Then the SDK refuses it unsent. */
   abortedBeforeSend: boolean;
+  /** The fault `chaos` injected into this attempt, named in its error's `data.chaos`. */
+  chaos?: InjectedFault;
 }
 
 /** An attempt as its send sees it: it learns the ids of the requests it writes, and who hears their progress. */

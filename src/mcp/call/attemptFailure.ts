@@ -42,7 +42,7 @@ export function settled(facts: AttemptFacts, thrown: unknown): McpToolError | Pr
 
 function classify(facts: AttemptFacts, thrown: unknown): McpToolError {
   const { lease, target } = facts;
-  const error = withServerLogs(classifyFailure(facts, thrown), target.connection, facts.logMark);
+  const error = withChaos(withServerLogs(classifyFailure(facts, thrown), target.connection, facts.logMark), facts.chaos);
   return lease && diedWithConnection(error, target.connection, endedBy(facts)) ? withGeneration(error, lease.generation) : error;
 }
 
@@ -107,6 +107,17 @@ function classifyFailure(facts: AttemptFacts, thrown: unknown): McpToolError {
   if (era) known.era = era;
   const e = normalize(thrown, known);
   return unsent && e.outcome !== "not_sent" ? e.with({ outcome: "not_sent" }) : e;
+}
+
+/**
+ * `data.chaos`: the fault the tool's `chaos` injected into the attempt, so every event and
+ * artifact of the failure names it (the model's text, which never shows data, reads as for the
+ * real failure).
+ */
+export function withChaos(error: McpToolError, fault: { kind: string } | undefined): McpToolError {
+  const data = error.data;
+  if (!fault || (data !== undefined && (typeof data !== "object" || data === null || Array.isArray(data)))) return error;
+  return error.with({ data: { ...(data as Record<string, unknown> | undefined), chaos: fault.kind } });
 }
 
 /**

@@ -15,7 +15,11 @@ export function callOptions(facts: SendingAttempt): CallOptions {
   if (facts.headers) options.headers = facts.headers;
   // Only our own transports report request ids (a user's client keeps its transport as it is).
   const ours = facts.lease?.requests.reportsIds === true;
-  if (ours) options.onresumptiontoken = requestMark((id) => facts.sent(id));
+  if (ours) {
+    const mark = requestMark((id) => facts.sent(id));
+    if (facts.chaos) mark.fault = facts.chaos;
+    options.onresumptiontoken = mark;
+  }
   const { toolDefinition } = target.connection.catalog.callOptionsFor(target.mcpName);
   if (toolDefinition) options.toolDefinition = toolDefinition;
   const progress = progressOptions(target, scope, facts.progress);

@@ -10,7 +10,8 @@ import { fromResult } from "../../errors/fromResult.js";
 import type { McpToolError } from "../../errors/McpToolError.js";
 import type { CallContext } from "../../policy/abort.js";
 import type { AttemptScope } from "../../policy/TimeoutPolicy.js";
-import { settled, withServerLogs } from "./attemptFailure.js";
+import { settled, withChaos, withServerLogs } from "./attemptFailure.js";
+import type { InjectedFault } from "../../policy/chaos.js";
 import type { AttemptFacts, AttemptRecovery, CallOfAttempt, SendingAttempt, ToolTarget } from "./attempt.js";
 import type { SentRequest } from "./ClientRequests.js";
 import { identityFor } from "./CallContract.js";
@@ -67,6 +68,8 @@ function send(facts: TrackedAttempt, lease: Lease, params: CallParams, task: Tas
   const { target, scope, context } = facts;
   const { connection } = target;
   facts.lease = lease;
+  // A fault of the tool's `chaos`, rolled per attempt; the transport injects it.
+  if (target.chaos) facts.chaos = target.chaos.pick();
   // The timer runs while (re)connecting; once it has fired, the SDK refuses the call unsent.
   facts.abortedBeforeSend = scope.aborted;
   const client = lease.client;
@@ -136,6 +139,7 @@ export class TrackedAttempt implements SendingAttempt, SentRequest {
   id?: number;
   readonly logMark: number;
   abortedBeforeSend = false;
+  chaos?: InjectedFault;
   /** Did the attempt run as a task (its result read outside the SDK's callTool)? */
   viaTask = false;
   /** Hears the progress of the attempt's requests, from its client's record (SentRequest). */
@@ -206,7 +210,7 @@ function recoverOrReject(error: unknown, facts: TrackedAttempt): Promise<CallToo
 function domainError(result: CallToolResult, facts: AttemptFacts): McpToolError | undefined {
   if ((result as { isError?: unknown }).isError !== true) return undefined;
   const error = fromResult(result, { ...facts.context, attempts: facts.attempt });
-  return error && withServerLogs(error, facts.target.connection, facts.logMark);
+  return error && withChaos(withServerLogs(error, facts.target.connection, facts.logMark), facts.chaos);
 }
 
 /**

@@ -6,9 +6,10 @@
 import type { Transport } from "@modelcontextprotocol/client";
 import type { ExitInfo, HttpResponseFacts } from "../../errors/normalize.js";
 import type { ActivityClock } from "./keepAlive.js";
+import type { ChaosProbe } from "./chaos.js";
 
 /** What a connection learns from its transport beyond JSON-RPC. */
-export interface TransportProbe extends ActivityClock {
+export interface TransportProbe extends ActivityClock, ChaosProbe {
   /** How the stdio process ended, once it has. */
   exit?: ExitInfo;
   /**

@@ -4,6 +4,7 @@ import { AnswerWatchingTransport } from "./answerStreams.js";
 import { cancelKey, probingFetch } from "./httpProbe.js";
 import { tagRequests } from "../call/requestScope.js";
 import { keepAliveSafe } from "./keepAlive.js";
+import { chaosFetch } from "./chaos.js";
 import type { TransportProbe } from "./probe.js";
 
 export type { TransportProbe } from "./probe.js";
@@ -36,10 +37,10 @@ export class StderrTail {
 
 type HttpConfig = HttpServerConfig | SseServerConfig;
 
-/** The server's fetch (or the global one) under the keep-alive defences. */
+/** The server's fetch (or the global one) under the keep-alive defences; a `chaos` fault is made beneath them, where the network makes it. */
 function baseFetch(config: HttpConfig, probe: TransportProbe): FetchLike {
   const own = config.fetch;
-  return keepAliveSafe(own ?? ((url, init) => fetch(url, init)), probe, config.keepAliveCheckAfterMs);
+  return keepAliveSafe(chaosFetch(own ?? ((url, init) => fetch(url, init)), probe), probe, config.keepAliveCheckAfterMs);
 }
 
 function requestInit(config: HttpConfig): RequestInit {

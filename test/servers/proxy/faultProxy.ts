@@ -14,6 +14,10 @@ export type ProxyFault =
   | { kind: "ok_body"; body: string; contentType: string }
   /** Hold the request and never answer. */
   | { kind: "stall" }
+  /** Drop the connection without an answer and without forwarding: the server never sees the request. */
+  | { kind: "reset" }
+  /** Forward, and hold the server's answer back `ms` before passing it on: a slow upstream. */
+  | { kind: "delay"; ms: number }
   /** Forward, pass the response's head (the stream has begun), hold back its events, then destroy the socket. */
   | { kind: "reset_mid_body" }
   /** Forward, pass the response's head, hold back its events, then end the response cleanly, without the answer. */
@@ -121,6 +125,10 @@ export class FaultProxy {
       res.once("close", () => this.stalled.delete(res));
       return;
     }
+    if (fault?.kind === "reset") {
+      res.socket?.destroy();
+      return;
+    }
     if (fault?.kind === "ok_body") {
       res.writeHead(200, { "content-type": fault.contentType }).end(fault.body);
       return;
@@ -130,6 +138,7 @@ export class FaultProxy {
       return;
     }
     const upstream = await this.forward(req, res, body);
+    if (fault?.kind === "delay" && !(await heldFor(res, fault.ms))) return;
     if (fault?.kind === "status") {
       // The upstream ran the tool; its answer is dropped, as a proxy that lost it does.
       await drain(upstream);
@@ -188,6 +197,21 @@ export class FaultProxy {
 function answer(res: ServerResponse, fault: Extract<ProxyFault, { kind: "status" }>): void {
   res.writeHead(fault.status, { "content-type": fault.contentType ?? "text/plain", ...fault.headers });
   res.end(fault.body ?? `proxy error ${fault.status}`);
+}
+
+/** Waits `ms`; false when the client went away meanwhile (its abort also ends the upstream request). */
+function heldFor(res: ServerResponse, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const gone = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      res.off("close", gone);
+      resolve(true);
+    }, ms);
+    res.once("close", gone);
+  });
 }
 
 function readAll(req: IncomingMessage): Promise<Buffer> {
