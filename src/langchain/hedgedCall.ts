@@ -14,7 +14,7 @@ import { isSafeToRetry } from "../errors/safeRepeat.js";
 import { Deadline } from "../policy/Deadline.js";
 import type { WithFallback } from "../policy/FallbackPolicy.js";
 import { hedge, type HedgeTrigger } from "../policy/Hedger.js";
-import { runPipeline, type PipelineSpec } from "../policy/pipeline.js";
+import { runPipeline, type Instrumentation, type PipelineSpec } from "../policy/pipeline.js";
 import type { ToolCall, ToolRuntime } from "./toolCall.js";
 
 /** The longest timer a runtime keeps (about 24.8 days): the group's own, which the call's deadline cuts. */
@@ -56,7 +56,7 @@ export function hedgedCall(
   deadline: Deadline,
 ): Promise<WithFallback<CallToolResult>> {
   const options = runtime.policy.hedge!;
-  const { policy, guards, fallback: _fallback, instrument: _instrument, ...rest } = spec;
+  const { policy, guards, fallback: _fallback, instrument, ...rest } = spec;
   const single: PipelineSpec<CallToolResult, ToolCall> = { ...rest, ...(guards ? { guards } : {}), policy: { ...policy, retry: { ...policy.retry, retries: 0 } }, report: false };
   const seen = latencies.get(runtime) ?? new Latencies();
   latencies.set(runtime, seen);
@@ -72,7 +72,8 @@ export function hedgedCall(
   const send = (i: number, under: AbortSignal): Promise<CallToolResult> => {
     const started = performance.now();
     // Its own deadline object (the same end), so that one attempt's end does not disarm another's.
-    return runPipeline(single, under, callFor(under, i), new Deadline(Number.POSITIVE_INFINITY, deadline.floorMs, deadline)).then(({ value }) => {
+    const own = instrument ? { ...single, instrument: attemptSpans(instrument, i + 1) } : single;
+    return runPipeline(own, under, callFor(under, i), new Deadline(Number.POSITIVE_INFINITY, deadline.floorMs, deadline)).then(({ value }) => {
       seen.add(performance.now() - started);
       return value;
     });
@@ -81,6 +82,8 @@ export function hedgedCall(
   const group: PipelineSpec<CallToolResult, undefined> = {
     ...spec,
     guards: undefined,
+    // The call's span; each attempt of the group has its own, under it.
+    ...(instrument ? { instrument: callSpan(instrument) } : {}),
     // The group has no timer of its own: each attempt has its own, and the deadline ends them all.
     policy: { ...policy, retry: { ...policy.retry, retries: 0 }, timeoutMs: MAX_TIMER_MS, resetTimeoutOnProgress: false, maxTotalTimeoutMs: undefined },
     attempt: () =>
@@ -96,6 +99,16 @@ export function hedgedCall(
       }),
   };
   return runPipeline(group, signal, undefined, deadline);
+}
+
+/** The call's span alone: the group is no attempt of its own. */
+function callSpan(instrument: Instrumentation): Instrumentation {
+  return { call: (context, run) => instrument.call(context, run), attempt: (_context, _n, run) => run(undefined) };
+}
+
+/** Attempt `n`'s span alone (a child of the call's, found by the call's context), with the trace context its request carries. */
+function attemptSpans(instrument: Instrumentation, n: number): Instrumentation {
+  return { call: (_context, run) => run(), attempt: (context, _n, run) => instrument.attempt(context, n, run) };
 }
 
 function p95Delay(seen: Latencies, floorMs: number): number | undefined {

@@ -49,6 +49,7 @@ export class ToolkitTelemetry implements Instrumentation {
     hub.on("retry", (e) => this.onEvent(e));
     hub.on("reconnect", (e) => this.onEvent(e));
     hub.on("fallback", (e) => this.onEvent(e));
+    hub.on("hedge", (e) => this.onEvent(e));
     hub.on("circuit_open", (e) => this.onEvent(e));
     hub.on("half_open", (e) => this.onEvent(e));
     hub.on("circuit_close", (e) => this.onEvent(e));
@@ -223,6 +224,9 @@ export class ToolkitTelemetry implements Instrumentation {
         return;
       case "fallback":
         span?.addEvent(EVENTS.FALLBACK, { [OURS.FALLBACK_SERVER]: event.fallback, [SEMCONV.ERROR_TYPE]: event.error.reason });
+        return;
+      case "hedge":
+        span?.addEvent(EVENTS.HEDGE, { [OURS.ATTEMPT]: event.attempt, [OURS.HEDGE_OUTCOME]: event.outcome, ...(event.trigger ? { [OURS.HEDGE_TRIGGER]: event.trigger } : {}) });
         return;
       default:
         return;

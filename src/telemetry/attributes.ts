@@ -50,6 +50,9 @@ export const OURS = {
   RESULT: "langchain_mcp.result",
   /** A retry's wait before the next attempt, in milliseconds (retry event). */
   RETRY_DELAY_MS: "langchain_mcp.retry.delay_ms",
+  /** A hedged attempt's part: `sent`, `won` or `lost`; and what sent it: `delay` or `failure` (hedge event). */
+  HEDGE_OUTCOME: "langchain_mcp.hedge.outcome",
+  HEDGE_TRIGGER: "langchain_mcp.hedge.trigger",
   /** How many times the connection has been re-established (reconnect event). */
   RECONNECT_COUNT: "langchain_mcp.reconnect.count",
 } as const;
@@ -59,6 +62,7 @@ export const EVENTS = {
   RETRY: "langchain_mcp.retry",
   RECONNECT: "langchain_mcp.reconnect",
   FALLBACK: "langchain_mcp.fallback",
+  HEDGE: "langchain_mcp.hedge",
   CIRCUIT: "langchain_mcp.circuit",
   PROGRESS: "langchain_mcp.progress",
 } as const;

@@ -163,4 +163,52 @@ describe("with an OpenTelemetry SDK registered", () => {
     const perCall = await sdk.points(METRICS.CALL_DURATION);
     expect(perCall.some((p) => p.attributes[OURS.RESULT] === "error" && p.attributes[SEMCONV.ERROR_TYPE] === "http_error")).toBe(true);
   });
+
+  it("traces a hedged call: one call span, a span for each attempt with its own traceparent, and the hedge events", async () => {
+    const seen: (Record<string, unknown> | undefined)[] = [];
+    let calls = 0;
+    let cancelled = false;
+    const http = await startHttpFixture({
+      build: () => {
+        const server = new McpServer({ name: "hedged", version: "1.0.0" });
+        server.registerTool("lookup", { description: "Looks a key up.", inputSchema: { key: z.string() }, annotations: { readOnlyHint: true } }, async ({ key }, extra) => {
+          seen.push(extra._meta as Record<string, unknown> | undefined);
+          // The first request stalls until it is cancelled; the hedge answers.
+          if (++calls === 1) {
+            await new Promise<void>((resolve) => extra.signal.addEventListener("abort", () => resolve(), { once: true }));
+            cancelled = true;
+          }
+          return { content: [{ type: "text", text: `value of ${key}` }] };
+        });
+        return server;
+      },
+    });
+    cleanups.push(() => http.close());
+    const toolkit = await McpToolkit.connect({
+      servers: { kv: { transport: "http", url: http.url.href, trustAnnotations: true } },
+      tools: { lookup: { hedge: { delayMs: 50 } } },
+    });
+    cleanups.push(() => toolkit.close());
+
+    const reply = (await toolkit.getTool("lookup")!.invoke({ type: "tool_call", id: "h1", name: "lookup", args: { key: "e" } })) as ToolMessage;
+    expect(reply.content).toBe("value of e");
+    await expect.poll(() => cancelled).toBe(true);
+
+    const spans = sdk.spans();
+    const call = spans.filter((s) => s.name === "execute_tool lookup");
+    expect(call).toHaveLength(1);
+    const attempts = spans.filter((s) => s.name === "tools/call lookup").sort((a, b) => Number(a.attributes[OURS.ATTEMPT]) - Number(b.attributes[OURS.ATTEMPT]));
+    expect(attempts.map((a) => a.attributes[OURS.ATTEMPT])).toEqual([1, 2]);
+    for (const a of attempts) expect(a.parentSpanContext?.spanId).toBe(call[0]!.spanContext().spanId);
+    // The cancelled attempt's span ends as cancelled; each request carried its own attempt's context.
+    expect(attempts[0]!.attributes[SEMCONV.ERROR_TYPE]).toBe("cancelled");
+    expect(attempts[1]!.attributes[SEMCONV.ERROR_TYPE]).toBeUndefined();
+    expect(seen.map((m) => m?.traceparent)).toEqual(attempts.map((a) => `00-${a.spanContext().traceId}-${a.spanContext().spanId}-01`));
+    const hedges = call[0]!.events.filter((e) => e.name === EVENTS.HEDGE).map((e) => [e.attributes?.[OURS.ATTEMPT], e.attributes?.[OURS.HEDGE_OUTCOME]]);
+    expect(hedges).toEqual([
+      [2, "sent"],
+      [2, "won"],
+      [1, "lost"],
+    ]);
+  });
 });
