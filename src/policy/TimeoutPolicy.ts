@@ -1,5 +1,5 @@
 import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
-import { follow, raceAbort } from "./abort.js";
+import { afterPendingIo, follow, raceAbort } from "./abort.js";
 import type { Deadline } from "./Deadline.js";
 
 export interface AttemptTimeoutOptions {
@@ -146,20 +146,6 @@ export class AttemptScope {
     this.expiring = cancelPendingIo(this.expiring);
     this.unfollow();
   }
-}
-
-/**
- * Runs `run` after the event loop has read the I/O that is ready now: Node's `setImmediate`
- * runs after the loop's poll phase. Where there is none (workerd, the edge runtime), a 0 ms
- * timer, which those runtimes run after the I/O they have queued.
- */
-function afterPendingIo(run: () => void): { cancel(): void } {
-  if (typeof setImmediate === "function") {
-    const handle = setImmediate(run);
-    return { cancel: () => clearImmediate(handle) };
-  }
-  const handle = setTimeout(run, 0);
-  return { cancel: () => clearTimeout(handle) };
 }
 
 function cancelPendingIo(expiring: { pending: { cancel(): void } } | undefined): undefined {

@@ -127,7 +127,10 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
 export function withDeadline<T>(ms: number, signal: AbortSignal | undefined, run: (signal: AbortSignal) => Promise<T>, onTimeout: () => unknown): Promise<T> {
   const controller = new AbortController();
   const unfollow = follow(controller, signal);
-  const timer = setTimeout(() => controller.abort(onTimeout()), ms);
+  // After a stalled loop, expired timers run before the I/O that arrived meanwhile: an answer
+  // already waiting (a Redis reply, a fallback's) is read first, and the time runs out only then.
+  let expiring: { cancel(): void } | undefined;
+  const timer = setTimeout(() => (expiring = afterPendingIo(() => controller.abort(onTimeout()))), ms);
   let running: Promise<T>;
   try {
     running = run(controller.signal);
@@ -139,6 +142,7 @@ export function withDeadline<T>(ms: number, signal: AbortSignal | undefined, run
     .catch((error: unknown) => Promise.reject(controller.signal.aborted ? controller.signal.reason : error))
     .finally(() => {
       clearTimeout(timer);
+      expiring?.cancel();
       unfollow();
     });
 }
@@ -210,4 +214,18 @@ export function cancelled(context: CallContext, reason: unknown, outcome: "not_s
 /** A signal's reason that says its time ran out: `AbortSignal.timeout`'s DOMException, as LangChain's `timeout` makes. */
 function isTimeoutReason(reason: unknown): boolean {
   return typeof reason === "object" && reason !== null && (reason as { name?: unknown }).name === "TimeoutError";
+}
+
+/**
+ * Runs `run` after the event loop has read the I/O that is ready now: Node's `setImmediate`
+ * runs after the loop's poll phase. Where there is none (workerd, the edge runtime), a 0 ms
+ * timer, which those runtimes run after the I/O they have queued.
+ */
+export function afterPendingIo(run: () => void): { cancel(): void } {
+  if (typeof setImmediate === "function") {
+    const handle = setImmediate(run);
+    return { cancel: () => clearImmediate(handle) };
+  }
+  const handle = setTimeout(run, 0);
+  return { cancel: () => clearTimeout(handle) };
 }
