@@ -9,6 +9,7 @@ import { scriptRunner } from "./redis.js";
 import { SharedServer } from "./SharedServer.js";
 import { SharedThrottle } from "./SharedThrottle.js";
 import { Store } from "./Store.js";
+import type { RecoveryPing } from "../policy/recoveryPing.js";
 
 const DEFAULT_SHARED_STATE = defaultsOf(SharedStateOptionsSchema);
 
@@ -41,7 +42,7 @@ export class FleetState {
   }
 
   /** The shared state of one server, for its breaker and its Retry-After gate. */
-  server(name: string, config: ServerConfig, breaker: BreakerOptions, listening?: (ms: number) => Promise<boolean>): SharedServer {
+  server(name: string, config: ServerConfig, breaker: BreakerOptions, listening?: (ms: number) => Promise<boolean>, recovery?: RecoveryPing): SharedServer {
     const { failureThreshold, initialHalfOpenAfterMs, halfOpenAfterMs, halfOpenJitter, failureRate, slowCallRate, minimumCalls, window } = { ...DEFAULT_BREAKER, ...breaker };
     const rated = failureRate !== undefined || slowCallRate !== undefined;
     const { refreshMs, commandTimeoutMs, minProcesses, leaseDeadlineMs, keyPrefix } = this.options;
@@ -56,6 +57,8 @@ export class FleetState {
       // Two refreshes missed, and the one in flight out of time: the snapshot is no longer the fleet's.
       staleAfterMs: 2 * refreshMs + commandTimeoutMs,
       ...(listening ? { listening } : {}),
+      // The process breaker's pings (one loop per server), which the fleet's circuit starts too.
+      ...(recovery ? { recovery } : {}),
       ...(rated ? { rates: { failureRate, slowCallRate, minimumCalls, window } } : {}),
     });
     this.servers.push(server);
@@ -80,7 +83,7 @@ export class FleetState {
 
 /** What each server's guards take from the fleet. */
 interface SharedGuards {
-  breaker: { useShared(shared: SharedServer): void };
+  breaker: { useShared(shared: SharedServer): void; recovery?: RecoveryPing };
   gate: { useShared(shared: SharedServer): void };
   throttle?: Throttle;
   /** The connection's ListenWatch: a fleet's refused server is tested as soon as it listens. */
@@ -102,7 +105,7 @@ export function joinFleet(
   for (const [name, server] of Object.entries(config.servers)) {
     if ("transport" in server && server.transport === "stdio") continue;
     const guard = guards.get(name);
-    const shared = fleet.server(name, server, { ...config.breaker, ...server.breaker }, guard?.listening);
+    const shared = fleet.server(name, server, { ...config.breaker, ...server.breaker }, guard?.listening, guard?.breaker.recovery);
     guard?.breaker.useShared(shared);
     guard?.gate.useShared(shared);
     if (guard?.throttle) guard.throttle.useShared(fleet.throttle(name, server, guard.throttle));

@@ -3,15 +3,12 @@ import { sleep } from "../policy/abort.js";
 import type { BreakerState, SharedCircuit, Verdict } from "../policy/CircuitBreaker.js";
 import { openPeriodMs, type OpenPeriodOptions } from "../policy/openPeriod.js";
 import type { SharedWait } from "../policy/RetryAfterGate.js";
-import { ABANDON, FAILURE, HEALTHY, LEASE, SNAPSHOT, WAIT, type Script } from "./scripts.js";
+import { ABANDON, FAILURE, HEALTHY, LEASE, PINGED, PING_TURN, SNAPSHOT, WAIT, type Script } from "./scripts.js";
 import type { Store } from "./Store.js";
 import { RECORD, windowArgs, type FleetRates } from "./windowScripts.js";
+import type { RecoveryPing } from "../policy/recoveryPing.js";
 
-/**
- * How often a process with callers waiting for another process's test asks Redis for its
- * verdict, in milliseconds. Only while someone waits; the background refresh (`refreshMs`,
- * 100 ms by default) would leave a restarted server's callers idle for up to that long.
- */
+/** How often callers waiting for another process's test ask Redis for its verdict, ms (`refreshMs`, 100 ms, would idle them). */
 const VERDICT_POLL_MS = 20;
 
 /** What one server's shared state needs to know, resolved once per server. */
@@ -27,6 +24,8 @@ export interface SharedServerOptions extends OpenPeriodOptions {
   rates?: FleetRates;
   /** Resolves `true` once the server listens again within `ms` (the connection's ListenWatch). */
   listening?: (ms: number) => Promise<boolean>;
+  /** The process breaker's pings (`recoveryPingMs`), started too while the fleet's circuit is open on the server's failures. */
+  recovery?: RecoveryPing;
   random?: () => number;
   now?: () => number;
 }
@@ -82,6 +81,8 @@ export class SharedServer implements SharedCircuit, SharedWait {
     private readonly options: SharedServerOptions,
   ) {
     this.window = options.rates ? windowArgs(options.rates, options.minProcesses) : undefined;
+    // One process pings per interval; an answer ends the fleet's open period for every process.
+    options.recovery?.shareWith({ turn: () => this.store.run(PING_TURN, keys, [options.recovery!.everyMs]).then((r) => r?.[0] !== 0), answered: () => this.pingAnswered() });
   }
 
   private now(): number {
@@ -117,6 +118,8 @@ export class SharedServer implements SharedCircuit, SharedWait {
       // An aborted caller is the local breaker's to settle, as cancelled.
       if (signal?.aborted || state === undefined || state === "closed") return "local";
       const why = this.snapshot!.why;
+      // A period the server's failures opened is pinged: an answer ends it for the fleet (PINGED).
+      if (why === "open") this.options.recovery?.start();
       if (state === "half-open" || (listens && why === "refused")) {
         const lease = await this.lease(listens);
         if (lease === "test") return "test";
@@ -130,11 +133,21 @@ export class SharedServer implements SharedCircuit, SharedWait {
       if (budget <= 0 || (why !== "test" && remaining > budget)) return { refusedForMs: remaining };
       const ms = Math.min(remaining, budget);
       let heard = false;
-      const wake = why === "test" ? this.verdict(ms) : why === "refused" ? this.options.listening?.(ms).then((up) => (heard = up)) : undefined;
+      const wake = why === "test" ? this.verdict(ms) : why === "refused" ? this.options.listening?.(ms).then((up) => (heard = up)) : this.pinged();
       // An abort ends the wait too; the next turn hands the call back as "local".
       await sleep(ms, signal, wake).catch(() => undefined);
       listens = heard;
     }
+  }
+
+  /** Resolves `true` when the server answers this process's ping (one per `recoveryPingMs` at most), false when pinging stops. */
+  private pinged = (): Promise<boolean> | undefined => this.options.recovery?.answer();
+
+  /** A ping answered: the period the server's failures opened ends, here at once and for the fleet (PINGED goes before any lease). */
+  private pingAnswered(): void {
+    const s = this.snapshot;
+    if (s?.why === "open") this.snapshot = { ...s, openMs: Math.min(s.openMs, this.now() - s.at) };
+    void this.send(PINGED, []);
   }
 
   /**
@@ -278,12 +291,8 @@ export class SharedServer implements SharedCircuit, SharedWait {
   }
 
   /** How long the fleet remembers an outage no process reports on any more. */
-  private trippedMs(): number {
-    return Math.max(10_000, 10 * this.options.halfOpenAfterMs);
-  }
+  private trippedMs = (): number => Math.max(10_000, 10 * this.options.halfOpenAfterMs);
 
   /** Failures older than an open period say little about the server now. */
-  private evidenceMs(): number {
-    return Math.max(1_000, this.options.halfOpenAfterMs);
-  }
+  private evidenceMs = (): number => Math.max(1_000, this.options.halfOpenAfterMs);
 }

@@ -13,10 +13,10 @@ function serverTag(prefix: string, name: string, server: ServerConfig): string {
   return `${prefix}:{${name}:${credentialHash(server)}}`;
 }
 
-/** The five keys of one server's shared circuit, its rates' window and its Retry-After wait (see scripts.ts). */
+/** The six keys of one server's shared circuit, its rates' window, its Retry-After wait and its recovery ping's turn (see scripts.ts). */
 export function serverKeys(prefix: string, name: string, server: ServerConfig): string[] {
   const tag = serverTag(prefix, name, server);
-  return ["open", "tripped", "evidence", "wait", "window"].map((key) => `${tag}:${key}`);
+  return ["open", "tripped", "evidence", "wait", "window", "ping"].map((key) => `${tag}:${key}`);
 }
 
 /** The key of one server's tool catalog (see catalogStore.ts): expires with the listing's ttl. */

@@ -116,6 +116,26 @@ redis.call('PEXPIRE', KEYS[2], ARGV[1])
 return state(1)
 `);
 
+/**
+ * ARGV: the ping interval, ms. The fleet's turn to ping a server its circuit holds open: { 1 }
+ * to one process per interval, { 0 } to the others. One ping a second for the fleet, not one
+ * per process.
+ */
+export const PING_TURN = script(`
+if redis.call('SET', KEYS[6], '1', 'NX', 'PX', ARGV[1]) then return { 1 } end
+return { 0 }
+`);
+
+/**
+ * A process's ping was answered: a period the server's failures opened (`open`) ends now, so the
+ * next caller of any process takes the test lease. A `refused` one ends when the server listens,
+ * and another process's test is not cut short.
+ */
+export const PINGED = script(`
+if redis.call('GET', KEYS[1]) == 'open' then redis.call('DEL', KEYS[1]) end
+return state()
+`);
+
 /** A test was cancelled before it learnt anything: the next caller may test at once. */
 export const ABANDON = script(`
 if redis.call('GET', KEYS[1]) == 'test' then redis.call('DEL', KEYS[1]) end

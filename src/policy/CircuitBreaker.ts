@@ -48,7 +48,7 @@ export class CircuitBreaker {
   private closes = 0;
   private lastError: McpToolError | undefined;
   private shared: SharedCircuit | undefined;
-  private readonly recovery?: RecoveryPing;
+  readonly recovery?: RecoveryPing;
 
   constructor(
     readonly serverName: string,

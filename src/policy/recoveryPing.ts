@@ -34,11 +34,13 @@ export class RecoveryPing {
   private answered = false;
   /** A ping answered, and the test that followed timed out: the server answers, its tool does not. */
   private distrusted = false;
+  /** The fleet's share in the pings (SharedServer): whose turn it is, and who hears an answer. */
+  private fleet: { turn(): Promise<boolean>; answered(): void } | undefined;
 
   constructor(
     /** Resolves true when the server answered at all (even with an error that proves it up). */
     private readonly ping: (signal: AbortSignal) => Promise<boolean>,
-    private readonly everyMs: number,
+    readonly everyMs: number,
     /** The server answered a ping: the open period ends now. */
     private readonly onAnswer: () => void,
     /** Aborts when the toolkit closes: no ping is sent after it. */
@@ -52,6 +54,25 @@ export class RecoveryPing {
   opened(error: McpToolError | undefined, rate: RateReached | undefined): void {
     if (this.answered && error?.reason === "request_timeout") this.distrusted = true;
     if (this.running || this.distrusted || this.closing?.aborted || !pingCanTell(error, rate)) return;
+    this.running = true;
+    this.schedule(this.everyMs);
+  }
+
+  /**
+   * Pings in turn with the fleet's other processes (`turn`: may this one ping now? Yes when Redis
+   * cannot say), and tells the fleet of each answer.
+   */
+  shareWith(fleet: { turn(): Promise<boolean>; answered(): void }): void {
+    this.fleet = fleet;
+  }
+
+  /**
+   * Starts pinging, if it is not under way, whatever opened the circuit: the fleet's circuit
+   * (SharedServer), which opens only on evidence about the server itself (a 5xx, a 429, a
+   * refused or reset connection).
+   */
+  start(): void {
+    if (this.running || this.distrusted || this.closing?.aborted) return;
     this.running = true;
     this.schedule(this.everyMs);
   }
@@ -99,6 +120,12 @@ export class RecoveryPing {
     if (!this.running) return;
     if (this.closing?.aborted) return this.stop();
     const started = performance.now();
+    // Another process of the fleet pings this interval.
+    if (this.fleet && !(await this.fleet.turn().catch(() => true))) {
+      if (this.running && this.timer === undefined) this.schedule(this.everyMs);
+      return;
+    }
+    if (!this.running) return;
     const controller = new AbortController();
     this.inFlight = controller;
     const timeout = setTimeout(() => controller.abort(), PING_TIMEOUT_MS);
@@ -114,6 +141,7 @@ export class RecoveryPing {
       this.answered = true;
       this.running = false;
       this.onAnswer();
+      this.fleet?.answered();
       this.wake(true);
       return;
     }

@@ -84,7 +84,7 @@ describe.skipIf(skip)(`a fleet of ${WORKERS} processes sharing state on Redis${s
     };
   };
 
-  async function deadRun(mode: "local" | "shared", halfOpenAfterMs: number, durationMs: number): Promise<{ attempts: number; results: WorkerResult[]; runMs: number }> {
+  async function deadRun(mode: "local" | "shared", halfOpenAfterMs: number, durationMs: number): Promise<{ attempts: number; pings: number; results: WorkerResult[]; runMs: number }> {
     const stillMine = nextRun();
     upstream.mode = "up";
     const patience = { leaseDeadlineMs: REDIS_PATIENCE_MS, commandTimeoutMs: REDIS_PATIENCE_MS };
@@ -92,11 +92,12 @@ describe.skipIf(skip)(`a fleet of ${WORKERS} processes sharing state on Redis${s
     stillMine();
     upstream.mode = "down";
     upstream.deadAttempts = 0;
+    upstream.deadPings = 0;
     const { startAt, results } = fleet.run({ paceMs: 100, durationMs });
     const out = await results;
     // Calls that wait for the circuit's test end after the last one began: the run lasts until then.
     const runMs = Math.max(durationMs, ...out.flatMap((r) => r.calls.map((c) => c.end - startAt)));
-    return { attempts: upstream.deadAttempts, results: out, runMs };
+    return { attempts: upstream.deadAttempts, pings: upstream.deadPings, results: out, runMs };
   }
 
   it("sends at most failureThreshold + workers attempts to a dead server, where per-process breakers send workers × failureThreshold", async () => {
@@ -111,12 +112,14 @@ describe.skipIf(skip)(`a fleet of ${WORKERS} processes sharing state on Redis${s
   it("lets one half-open test through per interval, for the whole fleet", async () => {
     const interval = 400;
     const durationMs = 2000;
-    const { attempts, results, runMs } = await deadRun("shared", interval, durationMs);
+    const { attempts, pings, results, runMs } = await deadRun("shared", interval, durationMs);
     const tests = results.reduce((n, r) => n + (r.counts.half_open ?? 0), 0);
     expect(tests).toBeGreaterThanOrEqual(1);
     // Intervals that ended within the run (plus the one a slow machine may stretch it into).
     expect(tests).toBeLessThanOrEqual(Math.ceil(runMs / interval) + 1);
     expect(attempts).toBeLessThanOrEqual(THRESHOLD + WORKERS + tests);
+    // The recovery pings take turns across the fleet: about one a second in all, not one per process.
+    expect(pings).toBeLessThanOrEqual(Math.ceil(runMs / 1000) + 1);
   }, limit(20_000));
 
   const CALLS = 30;

@@ -15,7 +15,9 @@ export class FleetUpstream {
   mode: UpstreamMode = "up";
   /** Retry-After sent with each 429, in seconds. */
   retryAfterSeconds = 1;
-  /** POSTs answered 503 while down: attempts that reached a dead server. */
+  /** Recovery pings (MCP `ping`) answered 503 while down. */
+  deadPings = 0;
+  /** POSTs answered 503 while down, pings aside: attempts that reached a dead server. */
   deadAttempts = 0;
   /** 429s served while rate-limiting. */
   served429 = 0;
@@ -70,7 +72,9 @@ export class FleetUpstream {
     const body = await readJson(req);
     const isCall = (body as { method?: unknown } | undefined)?.method === "tools/call";
     if (this.mode === "down") {
-      this.deadAttempts++;
+      // A breaker's recovery ping runs no tool: counted apart from the attempts.
+      if ((body as { method?: unknown } | undefined)?.method === "ping") this.deadPings++;
+      else this.deadAttempts++;
       res.writeHead(503, { "content-type": "text/plain" }).end("upstream down");
       return;
     }
