@@ -6,3 +6,4 @@ export { langGraphInputHandler } from "./langchain/inputInterrupt.js";
 export type { McpInputInterrupt } from "./langchain/inputInterrupt.js";
 export { approvalFor, needsApproval } from "./langchain/approval.js";
 export type { ApprovalCandidate, ApprovalOptions, ApprovalSource } from "./langchain/approval.js";
+export { mcpPinnedResourcesMiddleware } from "./resources/pinMiddleware.js";

@@ -16,6 +16,12 @@ export type { McpToolMetadata } from "./langchain/McpTool.js";
 export type { McpResources, ResourceCallOptions, ResourceInfo, ResourceListFailure, ResourceListing, ResourceTemplateInfo } from "./resources/McpResources.js";
 export type { ResourceDocumentMetadata } from "./resources/documents.js";
 export type { ReadArtifact } from "./resources/modelText.js";
+export { McpResourceRetriever, DEFAULT_NAME_MATCHES } from "./resources/retriever.js";
+export type { McpResourceRetrieverInput, ResourceSelection } from "./resources/retriever.js";
+export { ResourcePins, DEFAULT_PIN_OPTIONS } from "./resources/ResourcePins.js";
+export type { PinnedResource, PinStatus, ResourcePinsOptions } from "./resources/ResourcePins.js";
+export type { WatchState } from "./resources/resourceWatch.js";
+export type { TemplateVariables } from "./resources/uriTemplates.js";
 export { McpPromptTemplate } from "./prompts/McpPromptTemplate.js";
 export type { McpPrompts, McpPromptArgument, McpPromptInfo, McpPromptList, McpPromptListFailure, PromptRequestOptions } from "./langchain/McpPrompts.js";
 export {

@@ -174,6 +174,9 @@ export const REASONS = {
   resource_not_found: reason("protocol", false, "not_sent", "resource not found", "list_resources"),
   // A read asked for more than the client's budget for one answer (read_mcp_resource's `limit`): refused before sending.
   resource_too_large: reason("client", false, "not_sent", "resource part past the client's budget", "read_in_parts"),
+  // A resource subscription's stream ended or dropped (a server restart, a cut stream): its change
+  // notifications are lost until the client subscribes or listens again, and re-reads what changed.
+  subscription_lost: reason("transport", true, "not_sent", "resource subscription lost", "reconnect"),
 
   unknown: reason("client", false, "unknown", "unknown error", "use_another_tool"),
 } as const satisfies Record<string, ReasonInfo>;

@@ -12,6 +12,8 @@ import { isMcpToolError, McpToolError } from "../errors/McpToolError.js";
 import type { ToolCallerParts } from "../langchain/toolCaller.js";
 import type { McpTool } from "../langchain/McpTool.js";
 import { isV2Client, type AnyClient, type CallOptions } from "../mcp/session/clients.js";
+import type { Connection } from "../mcp/session/Connection.js";
+import type { EventHub } from "../eventHub.js";
 import { ResourceRequests, type RequestWho } from "./resourceRequests.js";
 import { documentsOf } from "./documents.js";
 import { resourceToolsFor, type ResourceToolsHost } from "./resourceTools.js";
@@ -59,6 +61,11 @@ export interface ResourceListing {
 export interface ResourceCallOptions {
   /** Aborts the request (and its retries) at once, as `cancelled`. */
   signal?: AbortSignal;
+  /**
+   * Read from the server even where the v2 client holds the answer in its response cache (a
+   * server's `ttlMs`): what changed while no change notification could arrive. @default false
+   */
+  fresh?: boolean;
 }
 
 /** What an empty `resources` means: its defaults, read from the schema. */
@@ -101,8 +108,17 @@ export class McpResources implements ResourceToolsHost {
    * whatever the transport met, after the same retries a read-only tool gets.
    */
   async read(server: string, uri: string, options: ResourceCallOptions = {}): Promise<Document[]> {
-    const result = await this.readResult({ server, method: "resources/read", toolName: "resources/read" }, uri, options.signal);
+    const result = await this.readResult({ server, method: "resources/read", toolName: "resources/read" }, uri, options.signal, options.fresh).catch((error: unknown) => {
+      const redactor = this.parts().redactor;
+      throw redactor && isMcpToolError(error) ? redactor.error(error) : error;
+    });
     return documentsOf(server, result).map((d) => new Document(d));
+  }
+
+  /** What a watch of pinned resources needs of the toolkit (resourceWatch.ts): a server's connection, the toolkit's events and its redaction. */
+  watchParts(server: string): { connection: Connection | undefined; events: EventHub; redact: (error: McpToolError) => McpToolError } {
+    const { connections, events, redactor } = this.parts();
+    return { connection: connections.get(server), events, redact: (error) => (redactor ? redactor.error(error) : error) };
   }
 
   /** The two model tools, when the configuration offers them to any server; built once. */
@@ -196,11 +212,12 @@ export class McpResources implements ResourceToolsHost {
    * One read through the pipeline: an answer with no contents is `invalid_result` (the spec does
    * not allow it), and the configured secrets are taken out of every string in it.
    */
-  async readResult(who: RequestWho, uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+  async readResult(who: RequestWho, uri: string, signal?: AbortSignal, fresh = false): Promise<ReadResourceResult> {
     if (typeof uri !== "string" || uri === "") throw McpToolError.of("invalid_arguments", "A resource URI must be a non-empty string.", { serverName: who.server, toolName: who.toolName });
     const result = await this.requests.run(
       who,
-      (client, options, meta) => (client as V1Reads).readResource({ uri, ...(meta ? { _meta: meta } : {}) }, options).then((read) => withContents(read, who, uri)),
+      (client, options, meta) =>
+        (client as V1Reads).readResource({ uri, ...(meta ? { _meta: meta } : {}) }, fresh && isV2Client(client) ? { ...options, cacheMode: "refresh" } : options).then((read) => withContents(read, who, uri)),
       signal,
     );
     const redactor = this.parts().redactor;
@@ -211,7 +228,7 @@ export class McpResources implements ResourceToolsHost {
 
 /** The read methods as both SDK lines' clients have them: `(params, options)`. */
 interface V1Reads {
-  readResource(params: { uri: string; _meta?: Record<string, unknown> }, options?: CallOptions): Promise<ReadResourceResult>;
+  readResource(params: { uri: string; _meta?: Record<string, unknown> }, options?: CallOptions & { cacheMode?: "refresh" }): Promise<ReadResourceResult>;
   listResources(params: Record<string, unknown> | undefined, options?: CallOptions): Promise<Record<string, unknown>>;
   listResourceTemplates(params: Record<string, unknown> | undefined, options?: CallOptions): Promise<Record<string, unknown>>;
 }

@@ -58,10 +58,10 @@ export function readReply(server: string, uri: string, result: ReadResourceResul
   const start = Math.min(part.offset, total);
   const end = cutAt(whole, Math.min(total, start + part.length));
   const mimeType = result.contents[0]?.mimeType;
-  const range = end - start < total ? ` characters="${start}-${end} of ${total}"` : "";
-  const open = `<mcp-resource server="${attr(server)}" uri="${attr(uri)}"${mimeType ? ` mimeType="${attr(mimeType)}"` : ""}${range}>`;
+  const range = end - start < total ? `${start}-${end} of ${total}` : undefined;
+  const open = openTag(server, uri, { mimeType: mimeType || undefined, characters: range });
   const body = texts.length > 0 ? escapeClose(whole.slice(start, end)) : "";
-  const text = [open, ...(body ? [body] : []), ...lines, "</mcp-resource>"];
+  const text = [open, ...(body ? [body] : []), ...lines, CLOSE_TAG];
   if (end < total) {
     const next = `offset ${end}${part.asked ? `, limit ${part.length}` : ""}`;
     text.push(`[Showing characters ${start}-${end} of ${total}. To read the next part, call read_mcp_resource with uri "${uri}"${named ? `, server "${server}"` : ""} and ${next}.]`);
@@ -106,18 +106,30 @@ function oneLine(text: string): string {
   return line.length > MAX_DESCRIPTION ? `${line.slice(0, MAX_DESCRIPTION)}…` : line;
 }
 
+/** The delimiter a resource's text ends with. */
+export const CLOSE_TAG = "</mcp-resource>";
+
+/** The delimiter a resource's text starts with: it names the server and the URI, then the `attributes` given. */
+export function openTag(server: string, uri: string, attributes: Record<string, string | undefined> = {}): string {
+  const more = Object.entries(attributes)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    .map(([name, value]) => ` ${name}="${attr(value)}"`)
+    .join("");
+  return `<mcp-resource server="${attr(server)}" uri="${attr(uri)}"${more}>`;
+}
+
 /** A value inside a delimiter's attribute: its quotes and brackets cannot close the delimiter. */
 function attr(value: string): string {
   return value.replace(/[<>"]/g, (c) => ({ "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 }
 
 /** The resource's text cannot close the delimiter it stands in. */
-function escapeClose(text: string): string {
+export function escapeClose(text: string): string {
   return text.replace(/<\/(mcp-resource)/gi, "<\\/$1");
 }
 
 /** `end`, moved back one where it would split a surrogate pair. */
-function cutAt(text: string, end: number): number {
+export function cutAt(text: string, end: number): number {
   if (end <= 0 || end >= text.length) return end;
   const last = text.charCodeAt(end - 1);
   return last >= 0xd800 && last <= 0xdbff ? end - 1 : end;

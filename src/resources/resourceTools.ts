@@ -9,7 +9,6 @@
  * are named, so a server's own `read_mcp_resource` gets its server's prefix.
  */
 import type { JSONSchema } from "@langchain/core/utils/json_schema";
-import { UriTemplate } from "@modelcontextprotocol/client";
 import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { McpToolError } from "../errors/McpToolError.js";
 import type { Redactor } from "../errors/redactor.js";
@@ -18,6 +17,7 @@ import { begin } from "../policy/chain.js";
 import type { RequestWho } from "./resourceRequests.js";
 import type { ResourceListing } from "./McpResources.js";
 import { listText, readReply } from "./modelText.js";
+import { expandTemplate, matchesTemplate } from "./uriTemplates.js";
 
 export const LIST_TOOL = "list_mcp_resources";
 export const READ_TOOL = "read_mcp_resource";
@@ -112,22 +112,10 @@ export function resourceToolsFor(host: ResourceToolsHost, redactor: Redactor, er
 
 /** A URI template (RFC 6570, as the SDK's UriTemplate reads it) filled with `variables`; any other URI as it is. */
 function expanded(uri: string, variables: ReadArgs["variables"]): string {
-  if (!/\{[^}]+\}/.test(uri)) return uri;
-  try {
-    return new UriTemplate(uri).expand(variables ?? {});
-  } catch (error) {
-    throw McpToolError.of("invalid_arguments", `The uri template '${uri}' could not be expanded: ${error instanceof Error ? error.message : String(error)}`, { toolName: READ_TOOL, cause: error });
-  }
+  return expandTemplate(uri, variables ?? {}, READ_TOOL);
 }
 
-/** Does `uri` fit the template? A template the SDK cannot read fits nothing. */
-function matches(template: string, uri: string): boolean {
-  try {
-    return new UriTemplate(template).match(uri) !== null;
-  } catch {
-    return false;
-  }
-}
+const matches = matchesTemplate;
 
 function offered(server: string, servers: readonly string[], toolName: string): string {
   if (servers.includes(server)) return server;
