@@ -5,7 +5,11 @@
  * MCP_CONFORMANCE_PROTOCOL_VERSION and any credentials in MCP_CONFORMANCE_CONTEXT.
  *
  * It connects, calls every tool the server offers (with the arguments a scenario's tool needs)
- * and answers every elicitation by accepting the form's defaults. Behind OAuth it does what an
+ * and answers every elicitation by accepting the form's defaults. When the server declared
+ * resources or prompts, it then does what an application does with `toolkit.resources` and
+ * `toolkit.prompts`: lists every page, reads each resource (and each template, its variables
+ * filled), and gets each prompt with a value for each argument it declares; a failure is
+ * printed, not thrown, as the application would catch it. Behind OAuth it does what an
  * app does: when the connect or a call fails `unauthorized` (or `forbidden`, a step-up) after
  * the SDK sent the user to authorize, it redeems the code the callback got and tries again.
  */
@@ -101,6 +105,43 @@ async function connect(): Promise<McpToolkit> {
   }
 }
 
+/** A template's URI with every RFC 6570 variable set to "conformance" (a template has no declared values to take). */
+function expand(uriTemplate: string): string {
+  return uriTemplate.replace(/\{[+#./;?&]?([^}]+)\}/g, (_, names: string) => names.split(",").map(() => "conformance").join(","));
+}
+
+/** Why a request failed, in one line: the classified reason when it is an McpToolError. */
+function failure(error: unknown): string {
+  const e = error as { reason?: string; message?: string };
+  return `${e.reason ?? "error"}: ${String(e.message).slice(0, 200)}`;
+}
+
+/** Resources and prompts as application code uses them; servers that declared neither are left out of both lists, so nothing is sent. */
+async function resourcesAndPrompts(toolkit: McpToolkit): Promise<void> {
+  const { resources, templates, failures } = await toolkit.resources.list();
+  for (const f of failures) console.log(`resources/list [error]: ${failure(f.error)}`);
+  const uris = [...resources.map((r) => r.uri), ...templates.map((t) => expand(t.uriTemplate))];
+  for (const uri of uris) {
+    try {
+      const docs = await toolkit.resources.read("scenario", uri);
+      console.log(`resources/read ${uri} [ok]: ${docs.length} document(s)`);
+    } catch (error) {
+      console.log(`resources/read ${uri} [error]: ${failure(error)}`);
+    }
+  }
+  const prompts = await toolkit.prompts.list();
+  for (const f of prompts.failures) console.log(`prompts/list [error]: ${failure(f.error)}`);
+  for (const prompt of prompts.prompts) {
+    const args = Object.fromEntries(prompt.arguments.map((a) => [a.name, "conformance"]));
+    try {
+      const messages = await toolkit.prompts.get("scenario", prompt.name, args);
+      console.log(`prompts/get ${prompt.name} [ok]: ${messages.length} message(s)`);
+    } catch (error) {
+      console.log(`prompts/get ${prompt.name} [error]: ${failure(error)}`);
+    }
+  }
+}
+
 const toolkit = await connect();
 try {
   const tools = toolkit.getTools();
@@ -113,6 +154,7 @@ try {
       break;
     }
   }
+  await resourcesAndPrompts(toolkit);
 } finally {
   await toolkit.close();
 }

@@ -11,50 +11,14 @@
  * revisions open a session with `initialize`, 2026-07-28 is stateless, and a scenario passes or
  * fails on each wire separately. `-- --scenario <name>` runs one scenario (at each of its revisions).
  * The exit code is 0 only when every required run passed (2 when the name matches no scenario).
+ * `-- --server-scenarios` runs the suite's resource and prompt scenarios instead, which are server
+ * scenarios, against the reference server of resourceServer.ts (see serverScenarios.ts).
  */
-import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-
-const SUITE = "@modelcontextprotocol/conformance@0.2.0-alpha.12";
-const root = fileURLToPath(new URL("../..", import.meta.url));
-
-/** The revisions whose requirements are scored; the newest also runs what was added after it shipped. */
-const REVISIONS = ["2025-11-25", "2026-07-28"];
-
-/** What the suite's `--requirements <revision>` lists for a client. */
-interface Requirements {
-  /** Required of a client at this revision: scored. */
-  required: string[];
-  /** Run and reported, never scored, by the suite's group (extension, added-after-release, pending). */
-  unscored: Record<string, string[]>;
-}
-
-/**
- * The suite's own list (`conformance list --requirements <revision>`), so this run cannot drift
- * from what the suite requires: its "Client scenarios" section, and the `[client]` entries of
- * what it runs unscored.
- */
-function requirements(revision: string): Requirements {
-  const listed = spawnSync("npx", ["-y", "-p", "node@22", "-p", SUITE, "conformance", "list", "--requirements", revision], { cwd: root, encoding: "utf8" });
-  if (listed.status !== 0) throw new Error(`conformance list --requirements ${revision} failed (${listed.status}): ${listed.stderr}`);
-  const result: Requirements = { required: [], unscored: {} };
-  let section = "";
-  let group = "";
-  for (const line of listed.stdout.split("\n")) {
-    if (/^\S/.test(line)) section = line;
-    const groupHeading = /^ {2}([\w-]+) \(\d+\):$/.exec(line);
-    if (groupHeading) group = groupHeading[1]!;
-    const required = /^ {2}- (\S+)$/.exec(line);
-    if (required && section.startsWith("Client scenarios")) result.required.push(required[1]!);
-    const unscored = /^ {4}- (\S+) \[client\]$/.exec(line);
-    if (unscored && section.startsWith("Run and reported")) (result.unscored[group] ??= []).push(unscored[1]!);
-  }
-  if (result.required.length === 0) throw new Error(`conformance list --requirements ${revision} named no client scenario:\n${listed.stdout}`);
-  return result;
-}
+import { readChecks, requirements, REVISIONS, root, SUITE, suiteArgs } from "./suite.js";
 
 interface Result {
   scenario: string;
@@ -71,7 +35,7 @@ function run(scenario: string, revision: string, scored: boolean): Promise<Resul
   const out = mkdtempSync(join(tmpdir(), "conformance-"));
   const command = "node --import tsx test/conformance/client.ts";
   const version = revision === "extension" ? [] : ["--spec-version", revision];
-  const args = ["-y", "-p", "node@22", "-p", SUITE, "conformance", "client", "--command", command, "--scenario", scenario, ...version, "-o", out];
+  const args = suiteArgs("client", "--command", command, "--scenario", scenario, ...version, "-o", out);
   return new Promise((resolve) => {
     const child = spawn("npx", args, { cwd: root, stdio: ["ignore", "ignore", "ignore"] });
     child.on("close", (code) => {
@@ -84,46 +48,42 @@ function run(scenario: string, revision: string, scored: boolean): Promise<Resul
   });
 }
 
-/** Every check the suite wrote under `dir` (it nests a scenario's results by its name). */
-function readChecks(dir: string): { id: string; status: string }[] {
-  const checks: { id: string; status: string }[] = [];
-  for (const entry of readdirSync(dir)) {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) checks.push(...readChecks(path));
-    else if (entry === "checks.json") checks.push(...(JSON.parse(readFileSync(path, "utf8")) as { id: string; status: string }[]));
-  }
-  return checks;
-}
-
 const only = process.argv.includes("--scenario") ? process.argv[process.argv.indexOf("--scenario") + 1] : undefined;
-const plan: [string, string, boolean][] = [];
-const listed = REVISIONS.map((revision) => ({ revision, ...requirements(revision) }));
-for (const { revision, required } of listed) for (const s of required) plan.push([s, revision, true]);
-const newest = listed.at(-1)!;
-// Unscored: an extension is optional and off the spec timeline, so it runs without a revision;
-// one added after a revision shipped (or pending) runs at the newest, whose wire it checks.
-const unscored = new Map<string, string>();
-for (const { unscored: groups } of listed) for (const [group, names] of Object.entries(groups)) for (const s of names) unscored.set(s, group === "extension" ? "extension" : newest.revision);
-for (const [s, revision] of unscored) plan.push([s, revision, false]);
-const selected = plan.filter(([s]) => only === undefined || s === only);
-if (selected.length === 0) {
-  // A misspelt scenario must not read as a clean run.
-  console.error(`No scenario named ${only}: the client scenarios are ${[...new Set(plan.map(([s]) => s))].join(", ")}.`);
-  process.exit(2);
+
+/** Every client scenario at each revision that requires it, in a table; resolves the exit code. */
+async function runClientScenarios(): Promise<number> {
+  const plan: [string, string, boolean][] = [];
+  const listed = REVISIONS.map((revision) => ({ revision, ...requirements(revision) }));
+  for (const { revision, required } of listed) for (const s of required) plan.push([s, revision, true]);
+  const newest = listed.at(-1)!;
+  // Unscored: an extension is optional and off the spec timeline, so it runs without a revision;
+  // one added after a revision shipped (or pending) runs at the newest, whose wire it checks.
+  const unscored = new Map<string, string>();
+  for (const { unscored: groups } of listed) for (const [group, names] of Object.entries(groups)) for (const s of names) unscored.set(s, group === "extension" ? "extension" : newest.revision);
+  for (const [s, revision] of unscored) plan.push([s, revision, false]);
+  const selected = plan.filter(([s]) => only === undefined || s === only);
+  if (selected.length === 0) {
+    // A misspelt scenario must not read as a clean run.
+    console.error(`No scenario named ${only}: the client scenarios are ${[...new Set(plan.map(([s]) => s))].join(", ")}.`);
+    return 2;
+  }
+
+  const results: Result[] = [];
+  console.log(`| scenario | revision | result | checks passed | checks failed |`);
+  console.log(`|---|---|---|---:|---:|`);
+  for (const [scenario, revision, scored] of selected) {
+    // A scenario that failed runs once more: several of them time their client, and this machine is shared.
+    const first = await run(scenario, revision, scored);
+    const r = first.ok ? first : await run(scenario, revision, scored);
+    results.push(r);
+    const failed = `**fail**${r.failures.length ? ` (${r.failures.join(", ")})` : ""}`;
+    const verdict = r.ok ? (first.ok ? "pass" : "pass (second run)") : failed;
+    console.log(`| ${scenario}${scored ? "" : " (not scored)"} | ${revision} | ${verdict} | ${r.passed} | ${r.failed} |`);
+  }
+  const scored = results.filter((r) => r.scored);
+  console.log(`\n${SUITE}, ${new Date().toISOString().slice(0, 10)}: ${scored.filter((r) => r.ok).length}/${scored.length} required scenario runs passed; not scored: ${results.filter((r) => !r.scored && r.ok).length}/${results.filter((r) => !r.scored).length}.`);
+  return scored.every((r) => r.ok) ? 0 : 1;
 }
 
-const results: Result[] = [];
-console.log(`| scenario | revision | result | checks passed | checks failed |`);
-console.log(`|---|---|---|---:|---:|`);
-for (const [scenario, revision, scored] of selected) {
-  // A scenario that failed runs once more: several of them time their client, and this machine is shared.
-  const first = await run(scenario, revision, scored);
-  const r = first.ok ? first : await run(scenario, revision, scored);
-  results.push(r);
-  const failed = `**fail**${r.failures.length ? ` (${r.failures.join(", ")})` : ""}`;
-  const verdict = r.ok ? (first.ok ? "pass" : "pass (second run)") : failed;
-  console.log(`| ${scenario}${scored ? "" : " (not scored)"} | ${revision} | ${verdict} | ${r.passed} | ${r.failed} |`);
-}
-const scored = results.filter((r) => r.scored);
-console.log(`\n${SUITE}, ${new Date().toISOString().slice(0, 10)}: ${scored.filter((r) => r.ok).length}/${scored.length} required scenario runs passed; not scored: ${results.filter((r) => !r.scored && r.ok).length}/${results.filter((r) => !r.scored).length}.`);
-process.exitCode = scored.every((r) => r.ok) ? 0 : 1;
+// `-- --server-scenarios`: the resource and prompt server scenarios against the reference server (serverScenarios.ts).
+process.exitCode = process.argv.includes("--server-scenarios") ? await (await import("./serverScenarios.js")).runServerScenarios(only) : await runClientScenarios();
