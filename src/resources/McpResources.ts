@@ -15,6 +15,8 @@ import { isV2Client, type AnyClient, type CallOptions } from "../mcp/session/cli
 import type { Connection } from "../mcp/session/Connection.js";
 import type { EventHub } from "../eventHub.js";
 import { ResourceRequests, type RequestWho } from "./resourceRequests.js";
+import { Coalescer } from "../policy/Coalescer.js";
+import { cancelled } from "../policy/abort.js";
 import { documentsOf } from "./documents.js";
 import { resourceToolsFor, type ResourceToolsHost } from "./resourceTools.js";
 
@@ -78,6 +80,8 @@ const METHOD_NOT_FOUND = -32601;
 
 export class McpResources implements ResourceToolsHost {
   readonly requests: ResourceRequests;
+  /** Reads in flight, shared by identical callers. */
+  private readonly reads = new Coalescer<ReadResourceResult>();
   private builtTools: McpTool[] | undefined;
   /** What each server listed last: where `read_mcp_resource` finds a URI's server when the model names none. */
   private readonly lastListing = new Map<string, { uris: Set<string>; templates: string[] }>();
@@ -214,12 +218,18 @@ export class McpResources implements ResourceToolsHost {
    */
   async readResult(who: RequestWho, uri: string, signal?: AbortSignal, fresh = false): Promise<ReadResourceResult> {
     if (typeof uri !== "string" || uri === "") throw McpToolError.of("invalid_arguments", "A resource URI must be a non-empty string.", { serverName: who.server, toolName: who.toolName });
-    const result = await this.requests.run(
-      who,
-      (client, options, meta) =>
-        (client as V1Reads).readResource({ uri, ...(meta ? { _meta: meta } : {}) }, fresh && isV2Client(client) ? { ...options, cacheMode: "refresh" } : options).then((read) => withContents(read, who, uri)),
-      signal,
-    );
+    const run = (under: AbortSignal | undefined) =>
+      this.requests.run(
+        who,
+        (client, options, meta) =>
+          (client as V1Reads).readResource({ uri, ...(meta ? { _meta: meta } : {}) }, fresh && isV2Client(client) ? { ...options, cacheMode: "refresh" } : options).then((read) => withContents(read, who, uri)),
+        under,
+      );
+    // Identical reads in flight share one request (a read only reads); each caller keeps its own
+    // signal, and gets its own copy. The request is cancelled when the last caller has gone.
+    const result = this.requests.policyFor(who).coalesce
+      ? structuredClone(await this.reads.join(`${who.server}\u0000${uri}\u0000${fresh ? 1 : 0}`, run, signal, (reason) => cancelled({ toolName: who.toolName, serverName: who.server }, reason)).result)
+      : await run(signal);
     const redactor = this.parts().redactor;
     if (!redactor || !this.requests.policyFor(who).redactResults) return result;
     return redactor.result(result as unknown as CallToolResult) as unknown as ReadResourceResult;

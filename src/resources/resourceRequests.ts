@@ -12,7 +12,7 @@ import { requestOnce, type RequestCall, type RequestSend } from "../mcp/call/req
 import type { AnyClient } from "../mcp/session/clients.js";
 import type { CallContext } from "../policy/abort.js";
 import { runPipeline, type PipelineSpec } from "../policy/pipeline.js";
-import { resolvePolicy, type ResolvedPolicy } from "../policy/resolve.js";
+import { matchingPolicies, resolvePolicy, type ResolvedPolicy } from "../policy/resolve.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
 import { telemetryOn } from "../telemetry/otel.js";
 
@@ -47,14 +47,18 @@ export class ResourceRequests {
   /**
    * The policy of a server's resource requests: its timeouts, retries and deadline as a tool of
    * that server would have them (a `tools` key may name `<server>/resources/read`), made
-   * idempotent and read-only, never shared and never answered by a fallback.
+   * idempotent and read-only, never answered by a fallback. Identical reads in flight share one
+   * request unless such a key says `coalesce: false` (see McpResources.readResult).
    */
   policyFor(who: RequestWho): ResolvedPolicy {
     const key = `${who.server}\u0000${who.method}\u0000${who.toolName}`;
     let policy = this.policies.get(key);
     if (!policy) {
-      const { fallback: _none, ...resolved } = resolvePolicy({ exposedName: who.toolName, serverName: who.server, mcpName: who.method }, this.parts().config);
-      policy = { ...resolved, idempotent: true, readOnly: true, coalesce: false };
+      const identity = { exposedName: who.toolName, serverName: who.server, mcpName: who.method };
+      const { config } = this.parts();
+      const { fallback: _none, ...resolved } = resolvePolicy(identity, config);
+      const coalesce = matchingPolicies(config.tools, identity).reduce<boolean>((on, layer) => layer.coalesce ?? on, true);
+      policy = { ...resolved, idempotent: true, readOnly: true, coalesce };
       this.policies.set(key, policy);
     }
     return policy;
