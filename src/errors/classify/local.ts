@@ -14,8 +14,10 @@ export const SDK_REQUEST_TIMEOUT = -32001;
  * process's exit code or signal, the tail of its stderr) in the message and in `data`.
  */
 export function connectionClosed(ctx: NormalizeContext, code: number | undefined): Classification {
-  const parts = ["The connection to the server closed during the call."];
   const exit = ctx.exit;
+  const tooLarge = exit?.transportError ? OVERSIZE.exec(exit.transportError) : null;
+  if (tooLarge) return oversizeAnswer(Number(tooLarge[1]));
+  const parts = ["The connection to the server closed during the call."];
   if (exit?.transportError) parts.push(`The transport failed first: ${exit.transportError}.`);
   if (exit?.exitCode !== undefined && exit.exitCode !== null) parts.push(`The server process exited with code ${exit.exitCode}.`);
   else if (exit?.signal) parts.push(`The server process was killed by ${exit.signal}.`);
@@ -25,6 +27,21 @@ export function connectionClosed(ctx: NormalizeContext, code: number | undefined
     reason: "connection_closed",
     message: parts.join(" "),
     overrides: dropUndefined({ code: code ?? SDK_CONNECTION_CLOSED, data, outcome: ctx.notSent ? ("not_sent" as const) : undefined }),
+  };
+}
+
+/** What the SDK's stdio read buffer throws for a message past its limit, and then closes the transport. */
+const OVERSIZE = /ReadBuffer exceeded maximum size of (\d+) bytes/;
+
+/**
+ * An answer larger than the client takes in one message (a whole large file): the tool ran, and
+ * the same request would fail the same way, so it is no transient loss of the connection.
+ */
+function oversizeAnswer(limit: number): Classification {
+  return {
+    reason: "invalid_result",
+    message: `The server's answer was larger than the client accepts in one message (${limit} bytes over stdio), so it was dropped and the connection started again. Ask for less (a part, a page, a head or tail), or raise the server's maxMessageBytes.`,
+    overrides: { data: { maxMessageBytes: limit } },
   };
 }
 

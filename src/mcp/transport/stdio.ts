@@ -31,6 +31,7 @@ class WatchedStdioTransport extends StdioClientTransport {
       args: config.args ?? [],
       env: { ...getDefaultEnvironment(), ...config.env },
       ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
+      ...(config.maxMessageBytes !== undefined ? { maxBufferSize: config.maxMessageBytes } : {}),
       stderr: "pipe",
     });
     this.stderr?.on("data", (chunk: Buffer) => stderrTail.push(chunk));
