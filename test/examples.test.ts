@@ -96,6 +96,13 @@ const cases: [file: string, expected: (string | RegExp)[]][] = [
     ['paused: billing asks "Refund order 7?" (refunds so far: 0)', "resumed: Refunded order 7. (refunds: 1)"],
   ],
   [
+    "examples/chaos-eval.ts",
+    [
+      "calm: 20/20 answered from the tool; faults injected: none; retries: 0; errors the model read: none",
+      "chaos: 17/20 answered from the tool; faults injected: http_503 5, is_error 3, reset_after 2; retries: 7; errors the model read: tool_error 3",
+    ],
+  ],
+  [
     "examples/otel-trace.ts",
     [
       "execute_tool search: 2 attempts, tool call call_1, circuit closed",
