@@ -16,6 +16,8 @@ import type { Connection } from "../mcp/session/Connection.js";
 import type { EventHub } from "../eventHub.js";
 import { ResourceRequests, type RequestWho } from "./resourceRequests.js";
 import { Coalescer } from "../policy/Coalescer.js";
+import type { CallContract } from "../mcp/call/CallContract.js";
+import { hedgedRead } from "./hedgedRead.js";
 import { cancelled } from "../policy/abort.js";
 import { documentsOf } from "./documents.js";
 import { resourceToolsFor, type ResourceToolsHost } from "./resourceTools.js";
@@ -218,16 +220,23 @@ export class McpResources implements ResourceToolsHost {
    */
   async readResult(who: RequestWho, uri: string, signal?: AbortSignal, fresh = false): Promise<ReadResourceResult> {
     if (typeof uri !== "string" || uri === "") throw McpToolError.of("invalid_arguments", "A resource URI must be a non-empty string.", { serverName: who.server, toolName: who.toolName });
-    const run = (under: AbortSignal | undefined) =>
+    const once = (under: AbortSignal | undefined, within?: CallContract) =>
       this.requests.run(
         who,
         (client, options, meta) =>
           (client as V1Reads).readResource({ uri, ...(meta ? { _meta: meta } : {}) }, fresh && isV2Client(client) ? { ...options, cacheMode: "refresh" } : options).then((read) => withContents(read, who, uri)),
         under,
+        within,
       );
+    const policy = this.requests.policyFor(who);
+    const { guards, events } = this.parts();
+    const hedged = policy.hedge ? { ...policy, hedge: policy.hedge } : undefined;
+    const run = hedged
+      ? (under: AbortSignal | undefined) => hedgedRead({ policy: hedged, attempt: once, budget: guards.get(who.server)?.budget, events, context: { toolName: who.toolName, serverName: who.server } }, under)
+      : (under: AbortSignal | undefined) => once(under);
     // Identical reads in flight share one request (a read only reads); each caller keeps its own
     // signal, and gets its own copy. The request is cancelled when the last caller has gone.
-    const result = this.requests.policyFor(who).coalesce
+    const result = policy.coalesce
       ? structuredClone(await this.reads.join(`${who.server}\u0000${uri}\u0000${fresh ? 1 : 0}`, run, signal, (reason) => cancelled({ toolName: who.toolName, serverName: who.server }, reason)).result)
       : await run(signal);
     const redactor = this.parts().redactor;

@@ -13,6 +13,7 @@ import type { AnyClient } from "../mcp/session/clients.js";
 import type { CallContext } from "../policy/abort.js";
 import { runPipeline, type PipelineSpec } from "../policy/pipeline.js";
 import { matchingPolicies, resolvePolicy, type ResolvedPolicy } from "../policy/resolve.js";
+import { HedgeOptionsSchema, type HedgeOptions } from "../config/toolPolicy.js";
 import type { AttemptScope } from "../policy/TimeoutPolicy.js";
 import { telemetryOn } from "../telemetry/otel.js";
 
@@ -57,8 +58,10 @@ export class ResourceRequests {
       const identity = { exposedName: who.toolName, serverName: who.server, mcpName: who.method };
       const { config } = this.parts();
       const { fallback: _none, ...resolved } = resolvePolicy(identity, config);
-      const coalesce = matchingPolicies(config.tools, identity).reduce<boolean>((on, layer) => layer.coalesce ?? on, true);
-      policy = { ...resolved, idempotent: true, readOnly: true, coalesce };
+      const layers = matchingPolicies(config.tools, identity);
+      const coalesce = layers.reduce<boolean>((on, layer) => layer.coalesce ?? on, true);
+      const hedge = layers.reduce<HedgeOptions | undefined>((set, layer) => layer.hedge ?? set, undefined);
+      policy = { ...resolved, idempotent: true, readOnly: true, coalesce, ...(hedge ? { hedge: HedgeOptionsSchema.parse(hedge) as Required<HedgeOptions> } : {}) };
       this.policies.set(key, policy);
     }
     return policy;
@@ -68,13 +71,15 @@ export class ResourceRequests {
    * Sends one request through the pipeline. `send` runs on the live client of each attempt; a
    * server that declared no resources capability is refused unsent, naming it.
    */
-  run<T>(who: RequestWho, send: (client: AnyClient, options: Parameters<RequestSend<T>>[1], meta: Record<string, unknown> | undefined) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  run<T>(who: RequestWho, send: (client: AnyClient, options: Parameters<RequestSend<T>>[1], meta: Record<string, unknown> | undefined) => Promise<T>, signal?: AbortSignal, within?: CallContract): Promise<T> {
     const parts = this.parts();
     const connection = parts.connections.get(who.server);
     if (!connection) return Promise.reject(unknownServer(who, this.servers));
-    const policy = this.policyFor(who);
+    const resolved = this.policyFor(who);
+    // A hedged read's attempt (`within` its group's contract) is a single attempt: the hedges are its repeats.
+    const policy = within ? { ...resolved, retry: { ...resolved.retry, retries: 0 } } : resolved;
     const context: CallContext = { toolName: who.toolName, mcpName: who.method, serverName: who.server };
-    const contract = new CallContract(policy, { policy: false });
+    const contract = new CallContract(policy, { policy: false }, within);
     const call: RequestCall = {
       target: { connection, mcpName: who.method, method: who.method, sdkTimeoutMs: Math.max(policy.timeoutMs, policy.maxTotalTimeoutMs ?? 0) + 60_000, resetTimeoutOnProgress: false },
       context,

@@ -13,14 +13,19 @@ import { startHttpFixture } from "../servers/http.js";
 
 const cleanups = closeAfterEach();
 
-async function setup(extra: Partial<McpToolkitConfig> = {}) {
-  const state = { reads: 0 };
+async function setup(extra: Partial<McpToolkitConfig> = {}, stallFirst = false) {
+  const state = { reads: 0, cancelled: 0 };
   const http = await startHttpFixture({
     build: () => {
       const server = new McpServer({ name: "docs", version: "1.0.0" });
-      server.registerResource("guide", "test://guide", { mimeType: "text/plain" }, async (uri) => {
-        state.reads++;
-        await new Promise((resolve) => setTimeout(resolve, 300));
+      server.registerResource("guide", "test://guide", { mimeType: "text/plain" }, async (uri, extra) => {
+        // The first read of a stalling server hangs until it is cancelled.
+        if (++state.reads === 1 && stallFirst) {
+          await new Promise<void>((resolve) => extra.signal.addEventListener("abort", () => resolve(), { once: true }));
+          state.cancelled++;
+          return { contents: [{ uri: uri.href, mimeType: "text/plain", text: "too late" }] };
+        }
+        await new Promise((resolve) => setTimeout(resolve, stallFirst ? 0 : 300));
         return { contents: [{ uri: uri.href, mimeType: "text/plain", text: "the guide" }] };
       });
       return server;
@@ -59,5 +64,20 @@ describe("identical resource reads in flight", () => {
     const { state, toolkit } = await setup({ tools: { "docs/resources/read": { coalesce: false } } });
     await Promise.all(Array.from({ length: 8 }, () => toolkit.resources.read("docs", "test://guide")));
     expect(state.reads).toBe(8);
+  });
+});
+
+describe("a hedged resource read (`hedge` on `<server>/resources/read`)", () => {
+  it("sends a second read beside a stalled one, takes its answer, and cancels the stalled one on the server", async () => {
+    const hedges: string[] = [];
+    const { state, toolkit } = await setup({ tools: { "docs/resources/read": { hedge: { delayMs: 50 } } }, onEvent: (e) => e.type === "hedge" && hedges.push(`${e.attempt}:${e.outcome}`) }, true);
+    const started = performance.now();
+    const docs = await toolkit.resources.read("docs", "test://guide");
+    expect(docs[0]!.pageContent).toBe("the guide");
+    // Far sooner than the stalled read, which only a cancellation ends.
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(hedges).toEqual(["2:sent", "2:won", "1:lost"]);
+    await expect.poll(() => state.cancelled).toBe(1);
+    expect(state.reads).toBe(2);
   });
 });
