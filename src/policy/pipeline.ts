@@ -51,6 +51,8 @@ export interface PipelineSpec<T, I = undefined> {
   instrument?: Instrumentation;
   /** Report `call`, `success` and `error` for this call; off for a fallback's inner call. @default true */
   report?: boolean;
+  /** One attempt of a hedged call: its hedges are its retries, so it waits for a breaker's test as a retrying call does. */
+  hedged?: boolean;
 }
 
 /**
@@ -194,7 +196,7 @@ class PipelineCall<T, I> {
     // for the model to choose); another call's test under way, within the call's own timeout.
     const { retry, timeoutMs } = this.spec.policy;
     const spare = this.deadline.spareMs;
-    const maxWaitMs = retry.retries > 0 ? Math.min(retry.maxTimeout, timeoutMs, spare) : 0;
+    const maxWaitMs = retry.retries > 0 || this.spec.hedged ? Math.min(retry.maxTimeout, timeoutMs, spare) : 0;
     return breaker.execute(() => this.timed(n, undefined), this.waitSignal, this.spec.context, maxWaitMs, Math.min(timeoutMs, spare));
   }
 

@@ -95,6 +95,7 @@ export class ResourceRequests {
       policy,
       attempt,
       guards: parts.guards.get(who.server)!,
+      ...(within ? { hedged: true } : {}),
       events: parts.events,
       ...(telemetryOn() ? { instrument: parts.telemetry } : {}),
     };

@@ -165,3 +165,21 @@ describe("the \"p95\" delay", () => {
     expect(seen.p95()).toBe(5);
   });
 });
+
+describe("a hedged call meeting an open circuit", () => {
+  it("waits for the breaker's test, as a retrying call does, instead of failing circuit_open", async () => {
+    const { url, seen } = await startServer();
+    const proxy = await startFaultProxy(url);
+    cleanups.push(() => proxy.close());
+    // The first search meets a 503, which opens the circuit (one failure is enough here): the
+    // hedge it sends at once meets the open circuit, and waits out its 300 ms for the test.
+    const { toolkit, events } = await connect(proxy.url, { search: { hedge: { delayMs: 1_000 } } }, { breaker: { failureThreshold: 1, initialHalfOpenAfterMs: 300, recoveryPingMs: 0 } });
+    seen.searches = 1; // past the slow first search: every search answers at once
+    proxy.plan({ kind: "status", when: "before", status: 503, body: "upstream unavailable" });
+    const reply = (await toolkit.getTool("search")!.invoke({ type: "tool_call", id: "h", name: "search", args: { q: "mcp" } })) as ToolMessage;
+    expect(reply.status, String(reply.content)).toBe("success");
+    expect(reply.content).toBe("found mcp");
+    expect(events.some((e) => e.type === "circuit_open")).toBe(true);
+    expect(events.filter((e) => e.type === "hedge").map((e) => e.type === "hedge" && `${e.attempt}:${e.outcome}:${e.trigger ?? ""}`)).toEqual(["2:sent:failure", "2:won:"]);
+  });
+});
