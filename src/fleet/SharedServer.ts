@@ -37,7 +37,7 @@ interface Snapshot {
   tripped: boolean;
   evidence: boolean;
   waitMs: number;
-  /** Why the circuit is open: `open`, `refused` or `test` (see scripts.ts), or "" when it is not. */
+  /** Why the circuit is open: `open`, `refused`, `rate` or `test` (see scripts.ts), or "" when it is not. */
   why: string;
 }
 

@@ -73,7 +73,8 @@ local function reaches(bad, threshold, who)
   return at > 0 and calls > 0 and calls >= tonumber(ARGV[6]) and bad / calls >= at and processes(who) >= tonumber(ARGV[9])
 end
 if reaches(failures, ARGV[7], failing) or reaches(slows, ARGV[8], slowing) then
-  redis.call('SET', KEYS[1], 'open', 'PX', period(${PERIODS_AT}, 0))
+  -- 'rate': a server failing some calls answers pings, so no ping ends this period (see PINGED).
+  redis.call('SET', KEYS[1], 'rate', 'PX', period(${PERIODS_AT}, 0))
   redis.call('SET', KEYS[2], 1, 'PX', ARGV[11])
   redis.call('DEL', KEYS[3], KEYS[5])
 end

@@ -80,7 +80,18 @@ describe("the recovery ping", () => {
     expect(breaker.remainingOpenMs).toBeGreaterThan(50_000);
   });
 
-  it("does not ping with recoveryPingMs: 0", async () => {
+  it("does not ping where a failure rate opened the circuit: a server failing some calls answers every ping", async () => {
+    // 3 failures in 5 calls reach failureRate 0.5 over the window of 5; no three in a row.
+    const { breaker, state, fail, succeed } = breakerWith({ failureThreshold: 100, failureRate: 0.5, minimumCalls: 5, window: { calls: 5 } });
+    for (const step of [fail, succeed, fail, succeed, fail]) await (step === fail ? fail(unavailable()) : succeed());
+    expect(breaker.state).toBe("open");
+    state.up = true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(state.pings).toBe(0);
+    expect(breaker.remainingOpenMs).toBeGreaterThan(50_000);
+  });
+
+    it("does not ping with recoveryPingMs: 0", async () => {
     const { state, fail } = breakerWith({ recoveryPingMs: 0 });
     await fail(unavailable());
     await new Promise((resolve) => setTimeout(resolve, 200));
