@@ -174,7 +174,7 @@ export const StdioServerConfigSchema = options({
   stderrLines: number({ integer: true }).default(20),
   /**
    * The largest message the server may send, in bytes (the SDK's read buffer): a larger answer
-   * fails its call as `invalid_result` (the tool ran), and the connection starts again. @default 10485760
+   * fails its call as `invalid_result`, not transient, and the connection starts again. @default 10485760
    */
   maxMessageBytes: number({ min: 1024, integer: true }).default(10 * 1024 * 1024),
   ...serverOptions,

@@ -177,13 +177,13 @@ describe("a server that misbehaves on the wire", () => {
     expect(reply.content.isWellFormed()).toBe(true);
   });
 
-  it("turns a 20 MB line (past the SDK's 10 MB read buffer) into connection_closed, then reconnects", async () => {
+  it("turns a 20 MB line (past the SDK's 10 MB read buffer) into invalid_result, not a lost connection worth repeating, then reconnects", async () => {
     const reply = await hostile("huge_line", "big");
-    expect(reply, CALIBRATION).toMatchObject({ status: "error", reason: "connection_closed" });
-    expect((reply.artifact as McpToolErrorJSON).outcome).toBe("unknown");
+    expect(reply, CALIBRATION).toMatchObject({ status: "error", reason: "invalid_result" });
+    expect(reply.artifact).toMatchObject({ outcome: "unknown", transient: false, data: { maxMessageBytes: 10 * 1024 * 1024 } });
     expect(reply.content.length).toBeLessThan(2_000);
     // The cause is the read buffer's limit, not the process exit that follows it.
-    expect(reply.content).toContain("The transport failed first: ReadBuffer exceeded maximum size");
+    expect(reply.content).toContain("larger than the client accepts in one message");
     expect(await call("big__echo", { payload: "after the huge line" }, BIG_TIMEOUT_MS)).toMatchObject({ status: "success" });
   }, BIG_TEST_MS);
 });

@@ -3,8 +3,8 @@
  * tools only, no resources: its large files reach the model as tool results.
  * - A 5 MB file read whole is a message of over 10 MB (its text twice: `content` and
  *   `structuredContent`), past the SDK's stdio read buffer (10 MiB): the SDK drops it and closes
- *   the transport. That reads as `invalid_result` (the tool ran; the same request fails the same
- *   way), saying to ask for less, not as a lost connection worth repeating; the next call works.
+ *   the transport. That reads as `invalid_result` (the same request fails the same way; the
+ *   outcome unknown, the message never read), saying to ask for less, not as a lost connection worth repeating; the next call works.
  * - With `maxMessageBytes` raised, it is cut for the model with a note and whole in the artifact.
  * - `head` reads it in parts.
  * - A missing file and a path outside the allowed directory are the server's own `isError`
@@ -45,7 +45,7 @@ describe("server-filesystem from npm, over stdio", () => {
   it("reads a 5 MB file past the SDK's message limit as invalid_result, saying to ask for less, and goes on", async () => {
     const whole = await read({ path: join(dir, "big.txt") });
     expect(whole.status).toBe("error");
-    expect(whole.artifact).toMatchObject({ reason: "invalid_result", transient: false, outcome: "executed", data: { maxMessageBytes: 10 * 1024 * 1024 } });
+    expect(whole.artifact).toMatchObject({ reason: "invalid_result", transient: false, outcome: "unknown", data: { maxMessageBytes: 10 * 1024 * 1024 } });
     expect(String(whole.content)).toContain("larger than the client accepts in one message");
     // The connection started again: the next call is answered.
     expect(String((await read({ path: join(dir, "big.txt"), head: 1 })).content)).toBe("line 000000 of a large file, forty-odd bytes");

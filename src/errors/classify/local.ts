@@ -34,14 +34,15 @@ export function connectionClosed(ctx: NormalizeContext, code: number | undefined
 const OVERSIZE = /ReadBuffer exceeded maximum size of (\d+) bytes/;
 
 /**
- * An answer larger than the client takes in one message (a whole large file): the tool ran, and
- * the same request would fail the same way, so it is no transient loss of the connection.
+ * A message larger than the client takes in one (a whole large file): the same request would
+ * fail the same way, so it is no transient loss of the connection. Its outcome stays unknown:
+ * the message was never read, so nothing says it was this call's answer (it most likely was).
  */
 function oversizeAnswer(limit: number): Classification {
   return {
     reason: "invalid_result",
     message: `The server's answer was larger than the client accepts in one message (${limit} bytes over stdio), so it was dropped and the connection started again. Ask for less (a part, a page, a head or tail), or raise the server's maxMessageBytes.`,
-    overrides: { data: { maxMessageBytes: limit } },
+    overrides: { outcome: "unknown", data: { maxMessageBytes: limit } },
   };
 }
 
