@@ -11,6 +11,8 @@ export interface Ratio {
 }
 
 export interface Goal {
+  /** A goal says what the library is for; a guard bounds what it costs (bench/goals.ts). @default "goal" */
+  kind?: "goal" | "guard";
   goal: string;
   figure: string;
   pass: boolean;
@@ -29,6 +31,8 @@ export interface SectionResult {
   ratios: Ratio[];
   goals: Goal[];
   notes: string[];
+  /** Tables the README's Benchmarks section shows too, before the goals (the "Under faults" table). */
+  readme?: { title: string; table: Table }[];
 }
 
 export const fmt = (n: number, digits = 1): string =>

@@ -35,6 +35,11 @@ export interface BenchPlan {
   connect: { trials: number };
   /** Rounds of cold-against-catalog starts, per setting. */
   catalog: { rounds: number };
+  /**
+   * Under faults: calls per subject (split into `rounds`, the subjects rotated each round), the
+   * callers, the warm-up calls per subject, and the calls of the failing-server-with-fallback run.
+   */
+  faults: { calls: number; rounds: number; callers: number; warmup: number; fallbackCalls: number };
   /** Callers and seconds per subject against the rate-limited server. */
   throttle: { callers: number; seconds: number };
   /** The whole run is stopped (and reported as failed) past this, in ms. */
@@ -73,8 +78,9 @@ export function planFor(argv: readonly string[]): BenchPlan {
     heap: pick({ rounds: 2, inFlight: 300 }, { rounds: 4, inFlight: 600 }),
     connect: { trials: pick(5, 16) },
     catalog: { rounds: pick(6, 20) },
+    faults: { calls: pick(400, 2000), rounds: pick(2, 4), callers: 16, warmup: pick(64, 64), fallbackCalls: pick(300, 1000) },
     throttle: { callers: 64, seconds: pick(3, 10) },
     // --watchdog=SECONDS: on a machine loaded by other work every section runs longer.
-    watchdogMs: watchdogS === undefined ? pick(240_000, 12 * 60_000) : watchdogS * 1000,
+    watchdogMs: watchdogS === undefined ? pick(300_000, 15 * 60_000) : watchdogS * 1000,
   };
 }

@@ -74,22 +74,38 @@ function table(t: Table): string {
   return [line(t.headers), `|${align.join("|")}|`, ...t.rows.map(line)].join("\n");
 }
 
+const isGuard = (g: Goal): boolean => g.kind === "guard";
+
+/** A goal's line as the tables show it: a guard's says so. */
+export const goalLine = (g: Goal): string => (isGuard(g) ? `guard: ${g.goal}` : g.goal);
+
+/** "3 of 4 goals met; 9 of 10 guards held" (the guards' part only when there are guards). */
+export function verdictCount(goals: readonly Goal[]): string {
+  const own = goals.filter((g) => !isGuard(g));
+  const guards = goals.filter(isGuard);
+  const text = `${own.filter((g) => g.pass).length} of ${own.length} goals met`;
+  return guards.length === 0 ? text : `${text}; ${guards.filter((g) => g.pass).length} of ${guards.length} guards held`;
+}
+
 /** Where the README's Benchmarks section begins and ends: a full run rewrites what lies between. */
 export const README_MARKS = ["<!-- bench:start: written by a full `npm run bench` -->", "<!-- bench:end -->"] as const;
 
 /**
- * The README's Benchmarks section, from a full run: the verdicts, and where the detail is. The
- * figures behind each verdict are in bench/results.md; the method in bench/README.md.
+ * The README's Benchmarks section, from a full run: the tables a section puts there (the "Under
+ * faults" table), the verdicts, and where the detail is. The figures behind each verdict are in
+ * bench/results.md; the method in bench/README.md.
  */
-export function readmeSection(goals: readonly Goal[], run: RunInfo): string {
+export function readmeSection(goals: readonly Goal[], run: RunInfo, tables: readonly { title: string; table: Table }[] = []): string {
   const commit = /commit ([0-9a-f]{7})/.exec(run.code ?? codeMeasured())?.[1] ?? "unknown";
   return [
     README_MARKS[0],
-    `\`npm run bench\` measures ours against the LangChain floor (a bare \`StructuredTool\` over the SDK) and \`@langchain/mcp-adapters\`, each server in its own process, inside a LangGraph run over stdio and HTTP. ` +
-      `Last full run: commit \`${commit}\`, ${new Date().toISOString().slice(0, 10)}, load average ${run.loadAtStart.toFixed(1)} on ${availableParallelism()} cores; ${goals.filter((g) => g.pass).length} of ${goals.length} goals met. ` +
-      "Every figure, with its method, is in [bench/results.md](bench/results.md); how to run and read it, in [bench/README.md](bench/README.md); several runs side by side (the stdio goals sit close enough to their bounds that runs differ), in [docs/benchmarks.md](docs/benchmarks.md).",
+    `\`npm run bench\` measures ours against the LangChain floor (a bare \`StructuredTool\` over the SDK) and \`@langchain/mcp-adapters\`, each server in its own process: under faults (a server behind a fault proxy that fails or slows some of its requests), then inside a LangGraph run over stdio and HTTP. ` +
+      `Last full run: commit \`${commit}\`, ${new Date().toISOString().slice(0, 10)}, load average ${run.loadAtStart.toFixed(1)} on ${availableParallelism()} cores; ${verdictCount(goals)}. ` +
+      "Goals say what the library is for; guards bound what it costs against the floor and the adapters. " +
+      "Every figure, with its method, is in [bench/results.md](bench/results.md); how to run and read it, in [bench/README.md](bench/README.md); several runs side by side, in [docs/benchmarks.md](docs/benchmarks.md).",
     "",
-    table({ headers: ["goal", "result"], rows: goals.map((g) => [g.goal, g.pass ? "met" : "missed"]) }),
+    ...tables.flatMap((t) => [`**${t.title}**`, "", table(t.table), ""]),
+    table({ headers: ["goal or guard", "result"], rows: goals.map((g) => [goalLine(g), isGuard(g) ? (g.pass ? "held" : "crossed") : g.pass ? "met" : "missed"]) }),
     README_MARKS[1],
   ].join("\n");
 }
@@ -127,11 +143,11 @@ export function renderMarkdown(sections: SectionResult[], run: RunInfo): string 
       rows: run.timings.map((t) => [t.name, fmt(t.wallS, 1), fmt(t.cpuS, 1), fmt(t.cpuS / t.wallS, 2), fmt(t.load, 2)]),
     }),
     "",
-    "## Goals",
+    "## Goals and guards",
     "",
-    `Issue 33's goals (with issue 34's throttle and issue 36's bundle goals), computed from this run (each time ratio paired round by round): ${goals.filter((g) => g.pass).length} of ${goals.length} met.`,
+    `Issue 45's goals (what the library is for: calls that succeed under faults, a shorter tail with hedging, a fallback that takes the load off a failing server, a throttle that stops 429s) and guards (what it costs, each time ratio paired round by round and checked on the paired batch medians), computed from this run: ${verdictCount(goals)}.`,
     "",
-    table({ headers: ["goal", "figure", "result"], rows: goals.map((g) => [g.goal, g.figure, g.pass ? "PASS" : "MISS"]) }),
+    table({ headers: ["goal or guard", "figure", "result"], rows: goals.map((g) => [goalLine(g), g.figure, g.pass ? "PASS" : "MISS"]) }),
     "",
     "## How each subject is called",
     "",

@@ -11,13 +11,14 @@ import type { BenchContext } from "./context.js";
 import { failedSection, type SectionResult } from "./model.js";
 import { planFor } from "./options.js";
 import { loadOurs, removeBuild } from "./ours.js";
-import { codeMeasured, readmeSection, renderMarkdown, withReadmeSection, type RunInfo, type SectionTiming } from "./report.js";
+import { codeMeasured, goalLine, readmeSection, renderMarkdown, verdictCount, withReadmeSection, type RunInfo, type SectionTiming } from "./report.js";
 import { agentRuns } from "./sections/agent.js";
 import { buildMany } from "./sections/build.js";
 import { catalogStart } from "./sections/catalog.js";
 import { connectTimes } from "./sections/connect.js";
 import { deadServer } from "./sections/dead.js";
 import { errorPath } from "./sections/errors.js";
+import { underFaults } from "./sections/faults.js";
 import { heapPerCall } from "./sections/heap.js";
 import { microBench } from "./sections/micro.js";
 import { recovery } from "./sections/recovery.js";
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
   origin = loaded.origin;
   const ctx: BenchContext = { plan, ours: loaded.module, oursPath: loaded.path, cleanup };
   const all: [string, (ctx: BenchContext) => Promise<SectionResult>][] = [
+    ["faults", underFaults],
     ["success", successPath],
     ["agent", agentRuns],
     ["errors", errorPath],
@@ -140,13 +142,13 @@ function report(sections: SectionResult[], run: RunInfo, print: boolean): void {
     // The README's section speaks for a full run only: a quick run's figures are rough.
     if (!run.quick) {
       const readme = new URL("../README.md", dir);
-      writeFileSync(readme, withReadmeSection(readFileSync(readme, "utf8"), readmeSection(sections.flatMap((s) => s.goals), run)));
+      writeFileSync(readme, withReadmeSection(readFileSync(readme, "utf8"), readmeSection(sections.flatMap((s) => s.goals), run, sections.flatMap((s) => s.readme ?? []))));
       console.log("bench: wrote the Benchmarks section of README.md");
     }
   }
   const goals = sections.flatMap((s) => s.goals);
-  console.log(`bench: done in ${run.elapsedS.toFixed(1)} s; ${goals.filter((g) => g.pass).length}/${goals.length} goals met.`);
-  for (const g of goals) console.log(`  ${g.pass ? "PASS" : "MISS"}  ${g.goal}: ${g.figure}`);
+  console.log(`bench: done in ${run.elapsedS.toFixed(1)} s; ${verdictCount(goals)}.`);
+  for (const g of goals) console.log(`  ${g.pass ? "PASS" : "MISS"}  ${goalLine(g)}: ${g.figure}`);
 }
 
 /** SIGKILLs this process's children (all started by the bench or the tools it drives). */

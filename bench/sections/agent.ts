@@ -2,14 +2,14 @@
  * 1b. Whole agent runs: `createAgent` with a scripted `fakeModel` that asks for one tool
  * call and then answers, so each run is model → tool → model, as in demo/run.ts. The tool is
  * the floor's, the adapters' or ours; everything else in the run is the same. Over stdio (the
- * bench server in a child process; issue 33's goal) and in memory (information).
+ * bench server in a child process; the guard) and in memory (information).
  */
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { createAgent, fakeModel } from "langchain";
 import type { BenchContext } from "../context.js";
 import { measure, TIME_HEADERS, timeCells, VERSUS_HEADERS, versus, versusCells } from "../compare.js";
-import { GOALS, ratioGoal } from "../goals.js";
+import { GUARDS, ratioGuard } from "../goals.js";
 import { fmt, type Goal, type Ratio, type SectionResult } from "../model.js";
 import { connectOver } from "../servers.js";
 import type { Subject } from "../stats.js";
@@ -57,17 +57,17 @@ export async function agentRuns({ plan, ours, cleanup }: BenchContext): Promise<
       for (const other of ["adapters", "floor"] as const) {
         const v = versus(measured.get("ours")!, measured.get(other)!);
         versusRows.push([transport, schema, `ours/${other}`, ...versusCells(v, false)]);
-        // Issue 33's goal is on ours/adapters over stdio; ours/floor is shown for what LangChain's own layer costs.
-        const goalMax = other === "adapters" && transport === "stdio" ? GOALS.agentVsAdapters : undefined;
+        // The guard is on ours/adapters over stdio; ours/floor is shown for what LangChain's own layer costs.
+        const goalMax = other === "adapters" && transport === "stdio" ? GUARDS.agentVsAdapters : undefined;
         ratios.push({ label: `createAgent run, ${transport}, ${schema}: ours/${other}`, value: v.median, ...(goalMax === undefined ? {} : { goalMax }) });
-        if (goalMax !== undefined) goals.push(ratioGoal(`whole createAgent run, stdio, ${schema}: ours/adapters`, v.median, v.mean, goalMax));
+        if (goalMax !== undefined) goals.push(ratioGuard(`whole createAgent run, stdio, ${schema}: ours/adapters`, v.median, v.mean, goalMax));
       }
     }
   }
   return {
     title: "1b. Whole agent runs (createAgent, scripted model)",
     method:
-      `Over stdio (the bench server in a child process; issue 33's goal, ours/adapters) and in memory (information). \`agent.invoke({ messages: [user] })\` on \`createAgent({ model: fakeModel(), tools: [tool] })\`; the model asks for one call of the tool, then answers. ` +
+      `Over stdio (the bench server in a child process; the guard, ours/adapters) and in memory (information). \`agent.invoke({ messages: [user] })\` on \`createAgent({ model: fakeModel(), tools: [tool] })\`; the model asks for one call of the tool, then answers. ` +
       `Over stdio ${plan.agent.stdio.rounds} rounds × ${plan.agent.stdio.batch} runs per subject, in memory ${plan.agent.memory.rounds} × ${plan.agent.memory.batch}, interleaved (rotated each round), ${plan.warmupRounds} warm-up round(s) dropped, no GC forced. The whole run is timed, so the model's and the graph's work dilute every ratio. ` +
       "The ratios and the goals are paired, as in section 1: each round, ours' batch median (and batch mean) over the other subject's in the same round, then the median over rounds; the `× adapters` columns of the first table divide the medians of every run instead.",
     tables: [

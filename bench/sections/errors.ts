@@ -3,12 +3,12 @@
  * LangGraph run and bare. Inside a graph both LangChain layers end in an error ToolMessage
  * (ours returns it; ToolNode catches the adapters' ToolException and writes it); bare, the
  * time runs until the model's text is ready (the adapters' exception caught and stringified).
- * Over stdio and streamable HTTP (servers in child processes) inside LangGraph: issue 33's
- * goals; in memory inside LangGraph and bare: information.
+ * Over stdio and streamable HTTP (servers in child processes) inside LangGraph: the
+ * guards; in memory inside LangGraph and bare: information.
  */
 import type { BenchContext } from "../context.js";
 import { measure, STEP_HEADERS, timeCells, VERSUS_HEADERS, versus, versusCells } from "../compare.js";
-import { GOALS, ratioGoal } from "../goals.js";
+import { GUARDS, ratioGuard } from "../goals.js";
 import type { Goal, Ratio, SectionResult } from "../model.js";
 import { connectOver, type Transport } from "../servers.js";
 import { expectText, layersOver, subjectOf, textOf, type Layer, type Mode } from "../subjects.js";
@@ -48,9 +48,9 @@ export async function errorPath({ plan, ours, cleanup }: BenchContext): Promise<
         for (const layer of LAYERS) rows.push([transport, c.label, where, layer, ...timeCells(measured.get(`${mode} ${layer}`)!, true)]);
         const v = versus(measured.get(`${mode} ours`)!, measured.get(`${mode} adapters`)!);
         versusRows.push([transport, c.label, where, "ours/adapters", ...versusCells(v, mode === "graph")]);
-        const goal = mode === "graph" && GOALS.goalTransports.includes(transport);
-        ratios.push({ label: `${transport} ${where} ${c.label}: ours/adapters`, value: v.median, ...(goal ? { goalMax: GOALS.errorsVsAdapters } : {}) });
-        if (goal) goals.push(ratioGoal(`inside a ToolNode, ${transport}, ${c.label}: tool window, ours/adapters`, v.median, v.mean, GOALS.errorsVsAdapters));
+        const goal = mode === "graph" && GUARDS.goalTransports.includes(transport);
+        ratios.push({ label: `${transport} ${where} ${c.label}: ours/adapters`, value: v.median, ...(goal ? { goalMax: GUARDS.errorsVsAdapters } : {}) });
+        if (goal) goals.push(ratioGuard(`inside a ToolNode, ${transport}, ${c.label}: tool window, ours/adapters`, v.median, v.mean, GUARDS.errorsVsAdapters));
         if (transport !== "memory") continue;
         for (const layer of ["adapters", "ours"] as const) {
           examples.push(`${c.label}, ${where}, ${layer}: \`${textOf(await subjects.find((s) => s.name === `${mode} ${layer}`)!.call(0)).slice(0, 200).replace(/\n/g, "⏎")}\``);
@@ -61,7 +61,7 @@ export async function errorPath({ plan, ours, cleanup }: BenchContext): Promise<
   return {
     title: "2. Error paths, inside LangGraph and bare",
     method:
-      `Over stdio and over streamable HTTP (each server in a child process, one v1 SDK client shared by the subjects), inside LangGraph: issue 33's goals, ${plan.errors.stdio.rounds} rounds × ${plan.errors.stdio.batch} graph runs (stdio) and ${plan.errors.http.rounds} × ${plan.errors.http.batch} (HTTP) per subject. ` +
+      `Over stdio and over streamable HTTP (each server in a child process, one v1 SDK client shared by the subjects), inside LangGraph: the guards, ${plan.errors.stdio.rounds} rounds × ${plan.errors.stdio.batch} graph runs (stdio) and ${plan.errors.http.rounds} × ${plan.errors.http.batch} (HTTP) per subject. ` +
       `In memory, information: ${plan.errors.memory.graph.rounds} rounds × ${plan.errors.memory.graph.batch} graph runs and ${plan.errors.memory.bare.rounds} × ${plan.errors.memory.bare.batch} bare calls. Interleaved, no GC forced. ` +
       "Inside LangGraph: the same ToolNode step as the success path; the tool window is ToolNode's `runTool`, so it ends when the error ToolMessage exists: ours returns it, ToolNode catches the adapters' ToolException and writes it (raw: the node writes it). " +
       "Bare: `invoke(toolCall)`, the adapters' ToolException caught and stringified (raw: `callTool`, its error caught). The JSON-RPC error is -32602 (permanent, so no retry wait). " +

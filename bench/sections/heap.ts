@@ -8,12 +8,12 @@
  * keeps async hooks on for the rest of the process and every promise grows; LangChain and
  * LangGraph enter one in every run. The child measures first as a fresh process (the
  * condition of issue 16's figures), then with an AsyncLocalStorage entered, as any process
- * that has run a graph is: issue 33's goal (ours/floor, paired round by round) is on that one.
+ * that has run a graph is: the guard (ours/floor, paired round by round) holds in both.
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { BenchContext } from "../context.js";
-import { GOALS } from "../goals.js";
+import { GUARDS } from "../goals.js";
 import { fmt, type SectionResult } from "../model.js";
 import { roleEnv } from "../servers.js";
 import { median, pairedRatio } from "../stats.js";
@@ -65,14 +65,15 @@ export async function heapPerCall({ plan, oursPath }: BenchContext): Promise<Sec
       "(`held`, polled until the server holds them all; each poll has answered before the heap is read); 3× gc(), heapUsed; then `release`, every call awaited, 3× gc(), heapUsed. " +
       `${rounds} rounds, subject order rotated, after a warm-up. Each subject called bare (raw: \`callTool\`; the others: \`invoke(toolCall)\`, no config). ` +
       "Two conditions, in this order: a fresh process, as issue 16 measured its figures; then after an AsyncLocalStorage has been entered, as LangChain and LangGraph do in every run: from then on Node 20 keeps async hooks on, and every promise is bigger. " +
-      "Issue 33's goal holds in both (a process running LangChain is in the second): ours over the floor (the LangChain floor of section 1 over the same client), each round's figure over the floor's in the same round, then the median over rounds.",
+      "The guard (issue 45) holds in both (a process running LangChain is in the second): ours over the floor (the LangChain floor of section 1 over the same client), each round's figure over the floor's in the same round, then the median over rounds.",
     tables: [{ headers: ["condition", "subject", "median KB per in-flight call", "each round, KB", "bytes per call left after all answered"], rows }],
-    ratios: [{ label: "heap per in-flight call (async hooks on): ours/floor", value: hooked, goalMax: GOALS.heapVsFloor }],
+    ratios: [{ label: "heap per in-flight call (async hooks on): ours/floor", value: hooked, goalMax: GUARDS.heapVsFloor }],
     goals: [
       {
-        goal: `heap per in-flight call, async hooks on and in a fresh process: ours/floor ≤ ${GOALS.heapVsFloor.toFixed(2)}`,
+        kind: "guard",
+        goal: `heap per in-flight call, async hooks on and in a fresh process: ours/floor ≤ ${GUARDS.heapVsFloor.toFixed(2)}`,
         figure: `paired: hooks on ${fmt(hooked, 3)} (ours ${fmt(kbOf(figures.hooked, "ours"), 2)} KB, floor ${fmt(kbOf(figures.hooked, "floor"), 2)} KB); fresh ${fmt(fresh, 3)}`,
-        pass: hooked <= GOALS.heapVsFloor && fresh <= GOALS.heapVsFloor,
+        pass: hooked <= GUARDS.heapVsFloor && fresh <= GUARDS.heapVsFloor,
       },
     ],
     notes: [

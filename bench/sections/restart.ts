@@ -3,13 +3,13 @@
  * socket and listens again on the same port, as a redeploy does. Timed from the moment it is
  * back to the end of a subject's first successful call, calling again at once after each
  * failure. Subjects: ours with default policies, and a floor that reconnects as simply as a
- * LangChain tool over the v2 SDK client can (see `reconnectingFloor`). Issue 33's goal: ours'
+ * LangChain tool over the v2 SDK client can (see `reconnectingFloor`). The guard (issue 45): ours'
  * p50 at most the floor's p50 plus 30 ms.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { BenchContext } from "../context.js";
 import { FloorTool, type CallTool } from "../floor.js";
-import { GOALS } from "../goals.js";
+import { GUARDS } from "../goals.js";
 import { fmt, type SectionResult } from "../model.js";
 import { connectHttpV2, startHttpChild } from "../servers.js";
 import { delay, median, quantile, rotate } from "../stats.js";
@@ -110,19 +110,20 @@ export async function httpRestart({ plan, ours, cleanup }: BenchContext): Promis
   });
   const oursP50 = p50Of(oursTrials);
   const floorP50 = p50Of(floorTrials);
-  const max = floorP50 + GOALS.restartOverFloorMs;
+  const max = floorP50 + GUARDS.restartOverFloorMs;
   return {
     title: "4b. Recovery after an HTTP server restart",
     method:
       `The bench server over streamable HTTP in a child process. Ours: one toolkit with default policies (\`transport: "http"\`). ` +
       "Floor: the LangChain floor's `echo` (section 1's bare StructuredTool) over a v2 SDK client (`@modelcontextprotocol/client`, the line ours runs on) that reconnects as simply as it can: when a call throws, it drops that client, connects a new one (a new session) and makes the call once more; no backoff, no classification, no breaker. " +
       `${trials} trials; each restarts the server once for each subject, the order alternating. For each: the subject's echo works; the server forgets its sessions, closes its sockets and listens again on the same port; from the moment it says it is back, the subject calls echo, ` +
-      `again at once after each failed call, until one succeeds (at most ${deadlineMs} ms). Issue 33's goal: ours' p50 at most the floor's p50 + ${GOALS.restartOverFloorMs} ms.`,
+      `again at once after each failed call, until one succeeds (at most ${deadlineMs} ms). The guard (issue 45): ours' p50 at most the floor's p50 + ${GUARDS.restartOverFloorMs} ms.`,
     tables: [{ headers: ["subject", "p50 ms", "p90 ms", "max ms", "recovered", "failed calls before success (median)", "each trial, ms"], rows }],
     ratios: [],
     goals: [
       {
-        goal: `HTTP restart recovery p50: ours ≤ floor + ${GOALS.restartOverFloorMs} ms`,
+        kind: "guard",
+        goal: `HTTP restart recovery p50: ours ≤ floor + ${GUARDS.restartOverFloorMs} ms`,
         figure: `ours ${fmt(oursP50, 1)} ms, floor ${fmt(floorP50, 1)} ms (bound ${fmt(max, 1)} ms)`,
         pass: oursP50 <= max,
       },

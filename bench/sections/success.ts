@@ -1,12 +1,12 @@
 /**
  * 1. Success path: raw, floor, adapters and ours, inside a LangGraph run (a ToolNode step)
  * and bare, for `echo` and a dozen-field tool, in memory, over stdio and over streamable HTTP
- * (the server in a child process for both). Issue 33's goals: inside LangGraph over stdio and
+ * (the server in a child process for both). The guards: inside LangGraph over stdio and
  * HTTP, ours/floor for the whole step and for the tool's window; in memory is information.
  */
 import type { BenchContext } from "../context.js";
 import { measure, STEP_HEADERS, TIME_HEADERS, timeCells, VERSUS_HEADERS, versus, versusCells, type Measured } from "../compare.js";
-import { GOALS, ratioGoal } from "../goals.js";
+import { GUARDS, ratioGuard } from "../goals.js";
 import { fmt, type Goal, type Ratio, type SectionResult } from "../model.js";
 import { FORM_ARGS, formReply } from "../server/form.js";
 import { connectOver, type Transport } from "../servers.js";
@@ -21,8 +21,8 @@ export const SCHEMAS = [
 const MODES: Mode[] = ["graph", "bare"];
 const AGAINST = ["adapters", "floor", "raw"] as const;
 
-/** Issue 33's goals hold inside LangGraph, over stdio and HTTP, on ours/floor (ours/adapters and ours/raw keep their figures, without a goal). */
-const hasGoal = (transport: Transport, mode: Mode, other: (typeof AGAINST)[number]): boolean => GOALS.goalTransports.includes(transport) && mode === "graph" && other === "floor";
+/** The guards hold inside LangGraph, over stdio and HTTP, on ours/floor (ours/adapters and ours/raw keep their figures, without a bound). */
+const hasGoal = (transport: Transport, mode: Mode, other: (typeof AGAINST)[number]): boolean => GUARDS.goalTransports.includes(transport) && mode === "graph" && other === "floor";
 
 export async function successPath({ plan, ours, cleanup }: BenchContext): Promise<SectionResult> {
   const transports: { transport: Transport; layers: Layers; runs: (typeof plan.success)[Transport] }[] = [];
@@ -59,12 +59,12 @@ export async function successPath({ plan, ours, cleanup }: BenchContext): Promis
           // The chart: every ratio inside LangGraph against the floor and the adapters.
           if (mode === "graph" && other !== "raw") {
             const goal = hasGoal(transport, mode, other);
-            ratios.push({ label: `${transport} ${how} ${schema}: ours/${other}, step`, value: v.step, ...(goal ? { goalMax: GOALS.stepVsFloor } : {}) });
-            ratios.push({ label: `${transport} ${how} ${schema}: ours/${other}, tool window`, value: v.median, ...(goal ? { goalMax: GOALS.windowVsFloor } : {}) });
+            ratios.push({ label: `${transport} ${how} ${schema}: ours/${other}, step`, value: v.step, ...(goal ? { goalMax: GUARDS.stepVsFloor } : {}) });
+            ratios.push({ label: `${transport} ${how} ${schema}: ours/${other}, tool window`, value: v.median, ...(goal ? { goalMax: GUARDS.windowVsFloor } : {}) });
           }
           if (hasGoal(transport, mode, other)) {
-            goals.push(ratioGoal(`inside a ToolNode, ${transport}, ${schema}: whole step, ours/floor`, v.step, v.stepMean, GOALS.stepVsFloor));
-            goals.push(ratioGoal(`inside a ToolNode, ${transport}, ${schema}: tool window, ours/floor`, v.median, v.mean, GOALS.windowVsFloor));
+            goals.push(ratioGuard(`inside a ToolNode, ${transport}, ${schema}: whole step, ours/floor`, v.step, v.stepMean, GUARDS.stepVsFloor));
+            goals.push(ratioGuard(`inside a ToolNode, ${transport}, ${schema}: tool window, ours/floor`, v.median, v.mean, GUARDS.windowVsFloor));
           }
         }
       }
@@ -78,7 +78,7 @@ export async function successPath({ plan, ours, cleanup }: BenchContext): Promis
       `In memory ${m.graph.rounds} rounds × ${m.graph.batch} graph runs and ${m.bare.rounds} × ${m.bare.batch} bare calls per subject; over stdio ${s.graph.rounds} × ${s.graph.batch} and ${s.bare.rounds} × ${s.bare.batch}; over HTTP ${h.graph.rounds} × ${h.graph.batch} and ${h.bare.rounds} × ${h.bare.batch}; ` +
       `subjects rotated each round, ${plan.warmupRounds} warm-up round(s) dropped, no GC forced (one forced before a batch slowed that batch's subject, ours most; see bench/stats.ts). ` +
       "Median: of every call. Batch mean: the batch's wall time over its size, GC included; the figure is its median over rounds. " +
-      "The goals (issue 33) hold inside LangGraph over stdio and HTTP, ours/floor, for the whole step and for the tool's window; in memory the figures are information. " +
+      "The guards (issue 45) hold inside LangGraph over stdio and HTTP, ours/floor, for the whole step and for the tool's window, on the paired batch medians; in memory the figures are information. " +
       "The ratios and the goals are paired: each round, ours' batch median (and batch mean) over the other subject's in the same round, then the median over rounds, for the tool's window and for the whole step alike, so a drift of the machine's speed between rounds does not fall on one subject; `median of all calls` divides the medians of every call instead. " +
       "Inside LangGraph the tool's time is the window of ToolNode's `runTool` for the call, up to the ToolMessage it returns (for raw: `client.callTool` in the node and the ToolMessage it builds); the step is the whole `graph.invoke`. " +
       "Step CPU: the CPU this process used per step (every thread, GC included; in memory the server's work too), the median over batches. " +

@@ -7,13 +7,20 @@
  * and listens again on the same port, answered by `back`; the end of stdin ends the process.
  * `--protocol-errors`: serves the low-level server whose `raise` answers JSON-RPC errors
  * (`buildProtocolErrorServer`) instead of the bench server.
+ * `--lookup`: serves the "Under faults" section's `lookup` tool (`buildLookupServer`) instead.
  */
 import { createInterface } from "node:readline";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { BenchHttpServer } from "./http.js";
+import { buildLookupServer } from "./lookup.js";
 import { buildBenchServer, buildProtocolErrorServer } from "./tools.js";
 
-const build = () => (process.argv.includes("--protocol-errors") ? buildProtocolErrorServer() : buildBenchServer(process.argv.includes("--http") ? "bench-http" : "bench-stdio"));
+const build = () =>
+  process.argv.includes("--protocol-errors")
+    ? buildProtocolErrorServer()
+    : process.argv.includes("--lookup")
+      ? buildLookupServer()
+      : buildBenchServer(process.argv.includes("--http") ? "bench-http" : "bench-stdio");
 
 if (process.argv.includes("--http")) {
   const http = new BenchHttpServer(build);
