@@ -21,7 +21,7 @@ export const FAILING_SHARE = 0.4;
 export const BREAKERS: readonly { label: string; breaker: BreakerOptions }[] = [
   { label: "a 30% failure rate, every other option its default", breaker: { failureRate: 0.3 } },
   {
-    label: "a 30% failure rate, and a first open period of 10 s: longer than the 5 s a call waits for the breaker's test (the retries' `maxTimeout`), so a call that meets the open circuit goes to the fallback at once; the recovery ping (every 1 s) still ends the period when the server answers it",
+    label: "a 30% failure rate, and a first open period of 10 s: longer than the 5 s a call waits for the breaker's test (the retries' `maxTimeout`), so a call that meets the open circuit goes to the fallback at once (a circuit a rate opened is not pinged)",
     breaker: { failureRate: 0.3, initialHalfOpenAfterMs: 10_000 },
   },
 ];
