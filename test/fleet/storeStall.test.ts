@@ -12,20 +12,10 @@ import { scriptRunner } from "../../src/fleet/redis.js";
 import { SNAPSHOT } from "../../src/fleet/scripts.js";
 import { Store } from "../../src/fleet/Store.js";
 import { RedisProcess } from "./redis.js";
+import { blockLoop } from "../support/blockLoop.js";
 
 const COMMAND_TIMEOUT_MS = 100;
 const KEYS = ["mcp:stall:circuit", "mcp:stall:trips", "mcp:stall:lease", "mcp:stall:gate"];
-
-/** Blocks the event loop from inside a check-phase callback, as a stall in an I/O callback does, for `ms`. */
-function blockLoop(ms: number): Promise<void> {
-  return new Promise((resolve) =>
-    setImmediate(() => {
-      const until = performance.now() + ms;
-      while (performance.now() < until);
-      resolve();
-    }),
-  );
-}
 
 describe("a shared-state command across a stalled event loop", () => {
   let redis: RedisProcess;

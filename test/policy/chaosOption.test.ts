@@ -11,6 +11,7 @@ import { INJECTED_TOOL_ERROR } from "../../src/mcp/transport/chaos.js";
 import { startFaultProxy, type ProxyFault } from "../servers/proxy/faultProxy.js";
 import { stdioFixtureCommand } from "../servers/stdio.js";
 import { closeLater, server, toolkitFor } from "../network/helpers.js";
+import { everythingStdioCommand } from "../servers/tasks/everything.js";
 
 /** Ports differ between the proxied and the direct server: the texts are compared without them. */
 const portless = (text: string) => text.replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:PORT");
@@ -131,5 +132,21 @@ describe("chaos settings", () => {
     const url = http.url.href;
     await expect(McpToolkit.connect({ servers: { remote: { transport: "http", url } }, chaos: { rate: 2 } })).rejects.toThrow(/chaos\.rate/);
     await expect(McpToolkit.connect({ servers: { remote: { transport: "http", url } }, chaos: { rate: 1, faults: ["flood" as "timeout"] } })).rejects.toThrow(/chaos/);
+  });
+});
+
+describe("chaos against server-everything from npm (stdio), 16 calls at once", () => {
+  it("injects into each attempt on its own: the faulted calls read the injected error, the others the server's answer", async () => {
+    const toolkit = closeLater(await McpToolkit.connect({ servers: { everything: { transport: "stdio", ...everythingStdioCommand() } }, retry: { retries: 0 }, warnings: "silent", chaos: { rate: 0.5, faults: ["is_error", { kind: "slow", delayMs: 50 }], seed: 3 } }));
+    const echo = toolkit.getTool("echo")!;
+    const replies = await Promise.all(Array.from({ length: 16 }, (_, i) => echo.invoke({ type: "tool_call", id: `c${i}`, name: "echo", args: { message: `m${i}` } })));
+    const failed = replies.filter((r) => r.status === "error");
+    // Seeded: some of each, and every failure is the injected one, named in its artifact.
+    expect(failed.length).toBeGreaterThan(0);
+    expect(failed.length).toBeLessThan(16);
+    for (const r of failed) expect(r.artifact).toMatchObject({ reason: "tool_error", data: { chaos: "is_error" } });
+    replies.forEach((r, i) => {
+      if (r.status !== "error") expect(String(r.content)).toContain(`m${i}`);
+    });
   });
 });

@@ -15,19 +15,9 @@ import type { ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { McpToolkit, type McpToolkitConfig } from "../../src/index.js";
 import { stdioFixtureCommand } from "../servers/stdio.js";
+import { blockLoop } from "../support/blockLoop.js";
 
 const TIMEOUT_MS = 200;
-
-/** Blocks the event loop from inside a check-phase callback, as a stall in an I/O callback does, for `ms`. */
-function blockLoop(ms: number): Promise<void> {
-  return new Promise((resolve) =>
-    setImmediate(() => {
-      const until = performance.now() + ms;
-      while (performance.now() < until);
-      resolve();
-    }),
-  );
-}
 
 /** The chaos server over streamable HTTP in a child process, answering every call at once. */
 async function httpServerProcess(): Promise<{ url: string; close(): Promise<void> }> {
