@@ -235,9 +235,10 @@ export class McpResources implements ResourceToolsHost {
       ? (under: AbortSignal | undefined) => hedgedRead({ policy: hedged, attempt: once, budget: guards.get(who.server)?.budget, events, context: { toolName: who.toolName, serverName: who.server } }, under)
       : (under: AbortSignal | undefined) => once(under);
     // Identical reads in flight share one request (a read only reads); each caller keeps its own
-    // signal, and gets its own copy. The request is cancelled when the last caller has gone.
+    // signal, and gets its own copy. The request is cancelled when the last caller has gone. Reads
+    // for the model and for the application do not share: a shared error names its first caller.
     const result = policy.coalesce
-      ? structuredClone(await this.reads.join(`${who.server}\u0000${uri}\u0000${fresh ? 1 : 0}`, run, signal, (reason) => cancelled({ toolName: who.toolName, serverName: who.server }, reason)).result)
+      ? structuredClone(await this.reads.join(`${who.server}\u0000${who.toolName}\u0000${uri}\u0000${fresh ? 1 : 0}`, run, signal, (reason) => cancelled({ toolName: who.toolName, serverName: who.server }, reason)).result)
       : await run(signal);
     const redactor = this.parts().redactor;
     if (!redactor || !this.requests.policyFor(who).redactResults) return result;
