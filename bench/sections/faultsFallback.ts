@@ -21,7 +21,7 @@ export const FAILING_SHARE = 0.4;
 export const BREAKERS: readonly { label: string; breaker: BreakerOptions }[] = [
   { label: "a 30% failure rate, every other option its default", breaker: { failureRate: 0.3 } },
   {
-    label: "a 30% failure rate, and a first open period of 10 s: longer than the 5 s a call waits for the breaker's test (the retries' `maxTimeout`), so a call that meets the open circuit goes to the fallback at once (a circuit a rate opened is not pinged)",
+    label: "a 30% failure rate, and a first open period of 10 s: the breaker's test (a single call: a circuit a rate opened is not pinged) comes seldom, and a server failing 40% of calls passes 60% of them, each closing the circuit and emptying its window",
     breaker: { failureRate: 0.3, initialHalfOpenAfterMs: 10_000 },
   },
 ];

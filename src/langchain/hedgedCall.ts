@@ -57,7 +57,7 @@ export function hedgedCall(
 ): Promise<WithFallback<CallToolResult>> {
   const options = runtime.policy.hedge!;
   const { policy, guards, fallback: _fallback, instrument, ...rest } = spec;
-  const single: PipelineSpec<CallToolResult, ToolCall> = { ...rest, ...(guards ? { guards } : {}), policy: { ...policy, retry: { ...policy.retry, retries: 0 } }, report: false, hedged: true };
+  const single: PipelineSpec<CallToolResult, ToolCall> = { ...rest, ...(guards ? { guards } : {}), policy: { ...policy, retry: { ...policy.retry, retries: 0 } }, report: false, hedged: { fallback: spec.fallback !== undefined } };
   const seen = latencies.get(runtime) ?? new Latencies();
   latencies.set(runtime, seen);
   const events = spec.events;

@@ -7,7 +7,7 @@ import { CallWindow, type RateReached } from "./CallWindow.js";
 import { begin } from "./chain.js";
 import { openPeriodMs } from "./openPeriod.js";
 import { RecoveryPing } from "./recoveryPing.js";
-import { FailureKeys, verdictOf } from "./verdict.js";
+import { FailureKeys, hedgedCallOf, verdictOf } from "./verdict.js";
 
 export type { BreakerOptions };
 export { breakerEvents, type BreakerHooks, type BreakerState, type SharedCircuit, type Verdict } from "./breakerTypes.js";
@@ -15,11 +15,11 @@ export { verdictOf } from "./verdict.js";
 
 /**
  * One server's breaker, consulted before every attempt. It opens after `failureThreshold`
- * consecutive failures, or once `failureRate` or `slowCallRate` (when set) of the calls in its
- * window (CallWindow) failed or were slow. While open, a call that may wait out the rest of the
- * open period (it is within the caller's `maxWaitMs`) waits, as for a server's Retry-After; any
- * other is refused at once with `circuit_open` (transient, `not_sent`) without touching the
- * server. The first opening lasts `initialHalfOpenAfterMs`, each one after a failed test twice
+ * consecutive failures (a hedged call's failed attempts count once), or once `failureRate` or
+ * `slowCallRate` (when set) of the calls in its window (CallWindow) failed or were slow. While
+ * open, a call that may wait out the rest of the open period (it is within the caller's
+ * `maxWaitMs`, 0 for a call with a fallback) waits, as for a server's Retry-After; any other is
+ * refused at once with `circuit_open` (transient, `not_sent`), unsent. The first opening lasts `initialHalfOpenAfterMs`, each one after a failed test twice
  * the last, up to `halfOpenAfterMs` (each spread by `halfOpenJitter`); then one attempt tests
  * the server while the others wait for its verdict. The period ends early once the server is
  * back: one that refused the connection is tested the moment it listens again (the `listening`
@@ -267,7 +267,7 @@ export class CircuitBreaker {
 
   /** Is this failure new evidence, or another call's view of a failure already counted? */
   private isNewEvidence(error: McpToolError): boolean {
-    return this.counted.isNew(this.hooks.failureKey?.(error));
+    return this.counted.isNew(this.hooks.failureKey?.(error) ?? hedgedCallOf(error));
   }
 
   /** Opens the circuit; `rate`: the rate over the window that opened it, if not consecutive failures. */

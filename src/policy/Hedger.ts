@@ -17,6 +17,12 @@
 import { isMcpToolError, type McpToolError } from "../errors/McpToolError.js";
 import { follow } from "./abort.js";
 
+/** A hedged call, as each of its attempts knows it (PipelineSpec.hedged): one object for all of them, its identity the call's. */
+export interface HedgeGroup {
+  /** The call has a fallback: an open circuit refuses its attempts at once, for the fallback to answer. */
+  readonly fallback: boolean;
+}
+
 /** Why an attempt beside the first was sent. */
 export type HedgeTrigger = "delay" | "failure";
 

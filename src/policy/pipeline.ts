@@ -14,6 +14,8 @@ import { retriesAfterFirst, retryAfterFirst, type RetryHooks } from "./RetryPoli
 import { AttemptScope } from "./TimeoutPolicy.js";
 import { begin } from "./chain.js";
 import { atDeadline, deadlineOf, isDeadlineError, tooLateToStart, type Deadline } from "./Deadline.js";
+import type { HedgeGroup } from "./Hedger.js";
+import { failedInHedge } from "./verdict.js";
 
 export type { ServerGuards, ToolkitGuards } from "./guards.js";
 
@@ -51,8 +53,8 @@ export interface PipelineSpec<T, I = undefined> {
   instrument?: Instrumentation;
   /** Report `call`, `success` and `error` for this call; off for a fallback's inner call. @default true */
   report?: boolean;
-  /** One attempt of a hedged call: its hedges are its retries, so it waits for a breaker's test as a retrying call does. */
-  hedged?: boolean;
+  /** The hedged call this attempt is one of: it waits for a breaker's test as a retrying call does, and its failures count once there (verdict.ts). */
+  hedged?: HedgeGroup;
 }
 
 /**
@@ -128,10 +130,8 @@ class PipelineCall<T, I> {
 
   /**
    * The first attempt failed. Most failures end here, in this reaction: nothing to repeat and no
-   * fallback, so the call rejects without an async function's promise rejecting first, unheard,
-   * to be adopted later (Node's unhandled-rejection bookkeeping on every failed call). With
-   * callTool's failedAttempt written the same way: a JSON-RPC error's ToolNode tool window over
-   * stdio 0.954–0.989× the async versions' (six runs of bench/callpath.ts, median 0.975).
+   * fallback, so the call rejects without an async function's promise rejecting first, unheard
+   * (Node's unhandled-rejection bookkeeping on every failed call; median 0.975× the async version's window, bench/callpath.ts).
    */
   private firstFailed(first: unknown): WithFallback<T> | Promise<WithFallback<T>> {
     if (this.resendable(first)) return this.resentFirst(first);
@@ -157,8 +157,7 @@ class PipelineCall<T, I> {
 
   private resend(n: number, error: McpToolError): Promise<T> {
     this.resent = true;
-    const { events, context } = this.spec;
-    if (events) events.emit({ type: "retry", ...context, attempt: n, delayMs: 0, error });
+    this.spec.events?.emit({ type: "retry", ...this.spec.context, attempt: n, delayMs: 0, error });
     return this.attempt(n);
   }
 
@@ -188,16 +187,16 @@ class PipelineCall<T, I> {
 
   /** A closed circuit hears the attempt's end from `timed`; any other state is the breaker's to run. */
   private guarded(n: number): Promise<T> {
-    const breaker = this.spec.guards?.breaker;
+    const { spec } = this;
+    const breaker = spec.guards?.breaker;
     if (!breaker) return this.timed(n, undefined);
     if (breaker.admitsDirectly(this.signal)) return this.timed(n, breaker);
-    // An open circuit about to test the server is waited for as a Retry-After is, within the
-    // retry policy's longest wait and the attempt's timeout (a call with retries: 0 fails fast,
-    // for the model to choose); another call's test under way, within the call's own timeout.
-    const { retry, timeoutMs } = this.spec.policy;
-    const spare = this.deadline.spareMs;
-    const maxWaitMs = retry.retries > 0 || this.spec.hedged ? Math.min(retry.maxTimeout, timeoutMs, spare) : 0;
-    return breaker.execute(() => this.timed(n, undefined), this.waitSignal, this.spec.context, maxWaitMs, Math.min(timeoutMs, spare));
+    // An open circuit about to test the server is waited for as a Retry-After is, within the retry policy's
+    // longest wait and the attempt's timeout (a call with retries: 0 fails fast, for the model to choose;
+    // one with a fallback, for the fallback to answer); another call's test under way, within the call's timeout.
+    const boundMs = spec.fallback || spec.hedged?.fallback ? 0 : Math.min(spec.policy.timeoutMs, this.deadline.spareMs);
+    const maxWaitMs = spec.policy.retry.retries > 0 || spec.hedged ? Math.min(spec.policy.retry.maxTimeout, boundMs) : 0;
+    return breaker.execute(() => this.timed(n, undefined), this.waitSignal, spec.context, maxWaitMs, boundMs);
   }
 
   /**
@@ -243,6 +242,7 @@ class PipelineCall<T, I> {
     const classified = isMcpToolError(thrown) ? thrown : normalize(thrown, { ...this.spec.context, attempts: n });
     if (cut && classified.reason === "request_timeout") return atDeadline(classified, this.lastFailure, this.deadline.ms);
     const error = believedWait(classified, this.spec.policy.retry.maxRetryAfterMs);
+    if (this.spec.hedged) failedInHedge(error, this.spec.hedged);
     this.spec.guards?.gate?.note(error);
     circuit?.noteFailure(error, epoch, started);
     this.lastFailure = error;

@@ -25,18 +25,37 @@ export function verdictOf(error: unknown): Verdict {
   return "healthy";
 }
 
+/**
+ * The hedged call a failed attempt was one of (PipelineSpec.hedged). A hedged call re-sends a
+ * failed attempt at once, so one call's failures land back to back with no other call's answer
+ * between them: counted apart, one unlucky call of independent failures would be a run of
+ * consecutive ones. Counted once, as the attempts of one call on one dead connection are.
+ */
+const hedgedCalls = new WeakMap<object, object>();
+
+/** Marks `error` as a failed attempt of the hedged call `call` (any object standing for it). */
+export function failedInHedge<E extends object>(error: E, call: object): E {
+  hedgedCalls.set(error, call);
+  return error;
+}
+
+/** The hedged call a failure was an attempt of, if any. */
+export function hedgedCallOf(error: object): object | undefined {
+  return hedgedCalls.get(error);
+}
+
 /** How many recent failure keys are remembered. */
 const KEYS_KEPT = 32;
 
 /**
- * The keys of recent failures (BreakerHooks.failureKey): every call in flight on a connection
- * that died fails with it, and that is one piece of evidence about the server, not six.
+ * The keys of recent failures (BreakerHooks.failureKey, or a hedged call): every call in flight
+ * on a connection that died fails with it, and that is one piece of evidence about the server, not six.
  */
 export class FailureKeys {
-  private readonly seen: string[] = [];
+  private readonly seen: (string | object)[] = [];
 
-  /** Is a failure with this key new evidence? One without a key always is. */
-  isNew(key: string | undefined): boolean {
+  /** Is a failure with this key (a string, or the hedged call it was one of) new evidence? One without a key always is. */
+  isNew(key: string | object | undefined): boolean {
     if (key === undefined) return true;
     if (this.seen.includes(key)) return false;
     this.seen.push(key);

@@ -17,6 +17,7 @@ import type { EventHub } from "../eventHub.js";
 import { ResourceRequests, type RequestWho } from "./resourceRequests.js";
 import { Coalescer } from "../policy/Coalescer.js";
 import type { CallContract } from "../mcp/call/CallContract.js";
+import type { HedgeGroup } from "../policy/Hedger.js";
 import { hedgedRead } from "./hedgedRead.js";
 import { cancelled } from "../policy/abort.js";
 import { documentsOf } from "./documents.js";
@@ -220,13 +221,13 @@ export class McpResources implements ResourceToolsHost {
    */
   async readResult(who: RequestWho, uri: string, signal?: AbortSignal, fresh = false): Promise<ReadResourceResult> {
     if (typeof uri !== "string" || uri === "") throw McpToolError.of("invalid_arguments", "A resource URI must be a non-empty string.", { serverName: who.server, toolName: who.toolName });
-    const once = (under: AbortSignal | undefined, within?: CallContract) =>
+    const once = (under: AbortSignal | undefined, within?: CallContract, call?: HedgeGroup) =>
       this.requests.run(
         who,
         (client, options, meta) =>
           (client as V1Reads).readResource({ uri, ...(meta ? { _meta: meta } : {}) }, fresh && isV2Client(client) ? { ...options, cacheMode: "refresh" } : options).then((read) => withContents(read, who, uri)),
         under,
-        within,
+        within && call ? { within, call } : undefined,
       );
     const policy = this.requests.policyFor(who);
     const { guards, events } = this.parts();

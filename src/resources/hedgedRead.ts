@@ -11,14 +11,14 @@ import type { McpToolError } from "../errors/McpToolError.js";
 import { isSafeToRetry } from "../errors/safeRepeat.js";
 import type { EventHub } from "../eventHub.js";
 import { CallContract } from "../mcp/call/CallContract.js";
-import { hedge, type HedgeTrigger } from "../policy/Hedger.js";
+import { hedge, type HedgeGroup, type HedgeTrigger } from "../policy/Hedger.js";
 import type { ResolvedPolicy } from "../policy/resolve.js";
 import type { RetryBudget } from "../policy/RetryBudget.js";
 
 export interface HedgedReadParts<T> {
   policy: ResolvedPolicy & { hedge: Required<HedgeOptions> };
-  /** One attempt, within the group's contract (its deadline), under `signal`. */
-  attempt: (signal: AbortSignal, within: CallContract) => Promise<T>;
+  /** One attempt, within the group's contract (its deadline), under `signal`; `call` stands for the read at the breaker. */
+  attempt: (signal: AbortSignal, within: CallContract, call: HedgeGroup) => Promise<T>;
   budget: RetryBudget | undefined;
   events: EventHub;
   context: { toolName: string; serverName: string };
@@ -27,12 +27,14 @@ export interface HedgedReadParts<T> {
 export function hedgedRead<T>(parts: HedgedReadParts<T>, signal: AbortSignal | undefined): Promise<T> {
   const { policy, budget, events, context } = parts;
   const group = new CallContract(policy, { policy: false });
+  // A read has no fallback; the object stands for the read, so its attempts' failures count once at the breaker.
+  const call: HedgeGroup = { fallback: false };
   const { delayMs, minDelayMs, maxAttempts } = policy.hedge;
   return hedge({
     maxAttempts,
     // A read has no history kept here to take a 95th percentile from: "p95" waits its floor.
     delayMs: delayMs === "p95" ? minDelayMs : delayMs,
-    send: (_i, under) => parts.attempt(under, group),
+    send: (_i, under) => parts.attempt(under, group, call),
     mayHedge: (_i: number, trigger: HedgeTrigger, after: McpToolError | undefined) => {
       if (!group.deadline.admits) return false;
       if (trigger === "failure" && !(after && isSafeToRetry(after, true, policy.retry.retryUnknownOutcome))) return false;

@@ -11,6 +11,7 @@ import { CallContract } from "../mcp/call/CallContract.js";
 import { requestOnce, type RequestCall, type RequestSend } from "../mcp/call/requestOnce.js";
 import type { AnyClient } from "../mcp/session/clients.js";
 import type { CallContext } from "../policy/abort.js";
+import type { HedgeGroup } from "../policy/Hedger.js";
 import { runPipeline, type PipelineSpec } from "../policy/pipeline.js";
 import { matchingPolicies, resolvePolicy, type ResolvedPolicy } from "../policy/resolve.js";
 import { HedgeOptionsSchema, type HedgeOptions } from "../config/toolPolicy.js";
@@ -30,6 +31,12 @@ export interface RequestWho {
   method: string;
   /** The name errors and events carry: the model's tool (`read_mcp_resource`), else the method. */
   toolName: string;
+}
+
+/** One attempt of a hedged read: the group's contract (its deadline), and the read it is an attempt of. */
+export interface HedgedAttempt {
+  within: CallContract;
+  call: HedgeGroup;
 }
 
 const attempt = (scope: AttemptScope, n: number, meta: Record<string, string> | undefined, input: RequestInput): Promise<unknown> => requestOnce(input.call, scope, n, meta, input.send);
@@ -71,15 +78,15 @@ export class ResourceRequests {
    * Sends one request through the pipeline. `send` runs on the live client of each attempt; a
    * server that declared no resources capability is refused unsent, naming it.
    */
-  run<T>(who: RequestWho, send: (client: AnyClient, options: Parameters<RequestSend<T>>[1], meta: Record<string, unknown> | undefined) => Promise<T>, signal?: AbortSignal, within?: CallContract): Promise<T> {
+  run<T>(who: RequestWho, send: (client: AnyClient, options: Parameters<RequestSend<T>>[1], meta: Record<string, unknown> | undefined) => Promise<T>, signal?: AbortSignal, hedged?: HedgedAttempt): Promise<T> {
     const parts = this.parts();
     const connection = parts.connections.get(who.server);
     if (!connection) return Promise.reject(unknownServer(who, this.servers));
     const resolved = this.policyFor(who);
-    // A hedged read's attempt (`within` its group's contract) is a single attempt: the hedges are its repeats.
-    const policy = within ? { ...resolved, retry: { ...resolved.retry, retries: 0 } } : resolved;
+    // A hedged read's attempt (within its group's contract) is a single attempt: the hedges are its repeats.
+    const policy = hedged ? { ...resolved, retry: { ...resolved.retry, retries: 0 } } : resolved;
     const context: CallContext = { toolName: who.toolName, mcpName: who.method, serverName: who.server };
-    const contract = new CallContract(policy, { policy: false }, within);
+    const contract = new CallContract(policy, { policy: false }, hedged?.within);
     const call: RequestCall = {
       target: { connection, mcpName: who.method, method: who.method, sdkTimeoutMs: Math.max(policy.timeoutMs, policy.maxTotalTimeoutMs ?? 0) + 60_000, resetTimeoutOnProgress: false },
       context,
@@ -95,7 +102,7 @@ export class ResourceRequests {
       policy,
       attempt,
       guards: parts.guards.get(who.server)!,
-      ...(within ? { hedged: true } : {}),
+      ...(hedged ? { hedged: hedged.call } : {}),
       events: parts.events,
       ...(telemetryOn() ? { instrument: parts.telemetry } : {}),
     };

@@ -53,6 +53,32 @@ describe("fallbacks", () => {
     expect(backup.state.calls).toEqual(["echo", "echo", "echo"]);
   });
 
+  it("goes to the fallback while the circuit is open even when the call has retries, which without a fallback would wait for the breaker's test", async () => {
+    const events: McpEvent[] = [];
+    const primary = await startHttpFixture();
+    const backup = await startHttpFixture();
+    // A retrying call may wait out an open period shorter than its longest backoff (5 s), for the
+    // server's test; this one (1.5 s) is. A call with a fallback has somewhere else to go.
+    const breaker = { failureThreshold: 1, initialHalfOpenAfterMs: 1_500, recoveryPingMs: 0 };
+    const toolkit = await McpToolkit.connect({
+      servers: { primary: { transport: "http", url: primary.url.href, fallback: "backup", breaker }, backup: { transport: "http", url: backup.url.href, exposeTools: false } },
+      onEvent: (e) => events.push(e),
+    });
+    cleanups.push(() => primary.close(), () => backup.close(), () => toolkit.close());
+    primary.failNext(503);
+    const reply = (await toolkit.getTool("echo")!.invoke(call("echo", { text: "1" }))) as ToolMessage;
+    // The 503 opened the circuit; the retry met it open and was refused, so the fallback answered.
+    expect(reply.artifact.fallback).toEqual({ from: "server 'backup'", reason: "circuit_open" });
+    expect(primary.posts).toBeGreaterThan(0);
+    const posts = primary.posts;
+    const second = (await toolkit.getTool("echo")!.invoke(call("echo", { text: "2" }))) as ToolMessage;
+    expect(second.artifact.fallback).toEqual({ from: "server 'backup'", reason: "circuit_open" });
+    // Nobody waited for the test: it never began, and the primary heard nothing more.
+    expect(events.filter((e) => e.type === "half_open")).toEqual([]);
+    expect(primary.posts).toBe(posts);
+    expect(backup.state.calls).toEqual(["echo", "echo"]);
+  });
+
   it("never falls back for a domain or permanent error", async () => {
     const { toolkit, primary, backup } = await pair();
     expect(await toolkit.getTool("fail")!.invoke({})).toContain("(tool_error)");

@@ -183,3 +183,28 @@ describe("a hedged call meeting an open circuit", () => {
     expect(events.filter((e) => e.type === "hedge").map((e) => e.type === "hedge" && `${e.attempt}:${e.outcome}:${e.trigger ?? ""}`)).toEqual(["2:sent:failure", "2:won:"]);
   });
 });
+
+describe("a hedged call's failed attempts at the breaker", () => {
+  it("count once: one call whose three attempts each met a 503 does not open a circuit that opens after three failures", async () => {
+    const { url, seen } = await startServer();
+    const proxy = await startFaultProxy(url);
+    cleanups.push(() => proxy.close());
+    // The hedges follow a 503 at once, so the three failures land back to back, with no other
+    // call's answer between them: counted apart, one unlucky call would open the circuit.
+    const { toolkit, events } = await connect(proxy.url, { search: { hedge: { delayMs: 1_000, maxAttempts: 3 } } }, { breaker: { failureThreshold: 3, recoveryPingMs: 0 } });
+    seen.searches = 1;
+    proxy.plan({ kind: "status", when: "before", status: 503, body: "upstream unavailable" }, { count: 3 });
+    const search = toolkit.getTool("search")!;
+    const failed = (await search.invoke({ type: "tool_call", id: "h1", name: "search", args: { q: "a" } })) as ToolMessage;
+    expect(failed.status).toBe("error");
+    expect(failed.artifact as McpToolErrorJSON).toMatchObject({ reason: "service_unavailable", attempts: 3 });
+    expect(events.filter((e) => e.type === "hedge" && e.outcome === "sent")).toHaveLength(2);
+    expect(toolkit.circuitState("s")).toBe("closed");
+    expect(events.some((e) => e.type === "circuit_open")).toBe(false);
+
+    // Three more calls that fail, each counting once however many hedges the budget lets it send, do open it.
+    proxy.plan({ kind: "status", when: "before", status: 503, body: "upstream unavailable" }, { count: 9 });
+    for (const id of ["h2", "h3", "h4"]) await search.invoke({ type: "tool_call", id, name: "search", args: { q: id } });
+    expect(events.some((e) => e.type === "circuit_open")).toBe(true);
+  });
+});
