@@ -19,13 +19,13 @@ export { verdictOf } from "./verdict.js";
  * `slowCallRate` (when set) of the calls in its window (CallWindow) failed or were slow. While
  * open, a call that may wait out the rest of the open period (it is within the caller's
  * `maxWaitMs`, 0 for a call with a fallback) waits, as for a server's Retry-After; any other is
- * refused at once with `circuit_open` (transient, `not_sent`), unsent. The first opening lasts `initialHalfOpenAfterMs`, each one after a failed test twice
- * the last, up to `halfOpenAfterMs` (each spread by `halfOpenJitter`); then one attempt tests
- * the server while the others wait for its verdict. The period ends early once the server is
- * back: one that refused the connection is tested the moment it listens again (the `listening`
- * hook probes its port), one that failed otherwise (a 5xx, a reset, a timeout) once it answers
- * MCP's `ping`, sent about once a second (RecoveryPing). So writes that waited are sent once,
- * not refused for a long open period.
+ * refused at once with `circuit_open` (transient, `not_sent`). The first opening lasts
+ * `initialHalfOpenAfterMs`, each one after a failed test twice the last, up to `halfOpenAfterMs`
+ * (each spread by `halfOpenJitter`); then one attempt tests the server while the others wait for
+ * its verdict. The period ends early once the server is back: one that refused the connection is
+ * tested the moment it listens again (the `listening` hook probes its port), one that failed
+ * otherwise (a 5xx, a reset, a timeout) once it answers MCP's `ping`, sent about once a second
+ * (RecoveryPing). So writes that waited are sent once, not refused for a long open period.
  *
  * Written here rather than taken from cockatiel, whose breaker cannot do two things this one
  * must: callers waiting for a half-open test stop at their own signal, and a test call that
