@@ -71,12 +71,16 @@ describe("fallbacks", () => {
     expect(reply.artifact.fallback).toEqual({ from: "server 'backup'", reason: "circuit_open" });
     expect(primary.posts).toBeGreaterThan(0);
     const posts = primary.posts;
-    const second = (await toolkit.getTool("echo")!.invoke(call("echo", { text: "2" }))) as ToolMessage;
-    expect(second.artifact.fallback).toEqual({ from: "server 'backup'", reason: "circuit_open" });
+    // Eight calls at once while it is open: each answered by the fallback.
+    const replies = (await Promise.all(Array.from({ length: 8 }, (_, i) => toolkit.getTool("echo")!.invoke(call("echo", { text: `p${i}` }, `p${i}`))))) as ToolMessage[];
+    for (const [i, r] of replies.entries()) {
+      expect(r.artifact.fallback).toEqual({ from: "server 'backup'", reason: "circuit_open" });
+      expect(String(r.content)).toContain(`p${i}`);
+    }
     // Nobody waited for the test: it never began, and the primary heard nothing more.
     expect(events.filter((e) => e.type === "half_open")).toEqual([]);
     expect(primary.posts).toBe(posts);
-    expect(backup.state.calls).toEqual(["echo", "echo"]);
+    expect(backup.state.calls).toEqual(Array(9).fill("echo"));
   });
 
   it("never falls back for a domain or permanent error", async () => {

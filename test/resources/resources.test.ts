@@ -6,30 +6,15 @@
  */
 import { Document } from "@langchain/core/documents";
 import { describe, expect, it } from "vitest";
-import { McpToolkit, type McpEvent } from "../../src/index.js";
+import type { McpEvent } from "../../src/index.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 import { HttpFixture } from "../servers/http.js";
 import { startFaultProxy } from "../servers/proxy/faultProxy.js";
-import { BIG_LENGTH, buildV1Failing, SECRET, serve, type Line } from "./servers.js";
+import { BIG_LENGTH, buildV1Failing, SECRET, resourceHarness } from "./servers.js";
 
 const cleanups = closeAfterEach();
 
-async function connect(servers: Record<string, URL>, extra: Record<string, unknown> = {}, events: McpEvent[] = []): Promise<McpToolkit> {
-  const toolkit = await McpToolkit.connect({
-    servers: Object.fromEntries(Object.entries(servers).map(([name, url]) => [name, { transport: "http" as const, url: url.href, headers: { "X-Api-Key": SECRET } }])),
-    onEvent: (e) => events.push(e),
-    warnings: "silent",
-    ...extra,
-  });
-  cleanups.push(() => toolkit.close());
-  return toolkit;
-}
-
-async function started(line: Line, kind: Parameters<typeof serve>[1]): Promise<URL> {
-  const server = await serve(line, kind);
-  cleanups.push(server.close);
-  return server.url;
-}
+const { connect, started } = resourceHarness(cleanups);
 
 describe.each(["v1", "v2"] as const)("toolkit.resources against a %s server", (line) => {
   it("lists every resource and template with its metadata", async () => {

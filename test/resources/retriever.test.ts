@@ -7,28 +7,14 @@
  */
 import { Document } from "@langchain/core/documents";
 import { describe, expect, it } from "vitest";
-import { McpConfigError, McpResourceRetriever, McpToolkit, isMcpToolError } from "../../src/index.js";
+import { McpConfigError, McpResourceRetriever, isMcpToolError } from "../../src/index.js";
 import { closeAfterEach } from "../servers/cleanups.js";
 import { HttpFixture } from "../servers/http.js";
-import { buildV1Failing, SECRET, serve, type Line } from "./servers.js";
+import { buildV1Failing, SECRET, resourceHarness, serve } from "./servers.js";
 
 const cleanups = closeAfterEach();
 
-async function connect(servers: Record<string, URL>, extra: Record<string, unknown> = {}): Promise<McpToolkit> {
-  const toolkit = await McpToolkit.connect({
-    servers: Object.fromEntries(Object.entries(servers).map(([name, url]) => [name, { transport: "http" as const, url: url.href, headers: { "X-Api-Key": SECRET } }])),
-    warnings: "silent",
-    ...extra,
-  });
-  cleanups.push(() => toolkit.close());
-  return toolkit;
-}
-
-async function started(line: Line, kind: Parameters<typeof serve>[1]): Promise<URL> {
-  const server = await serve(line, kind);
-  cleanups.push(server.close);
-  return server.url;
-}
+const { connect, started } = resourceHarness(cleanups);
 
 describe.each(["v1", "v2"] as const)("McpResourceRetriever against a %s server", (line) => {
   it("by URI: the query is the resource's URI; its Documents carry the server and the URI", async () => {

@@ -14,6 +14,7 @@ import { Server as V1Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ListResourcesRequestSchema, McpError, ReadResourceRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { McpServer as V2McpServer, ProtocolError, ResourceTemplate as V2Template, Server as V2Server } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { McpToolkit, type McpEvent } from "../../src/index.js";
 import { HttpFixture } from "../servers/http.js";
 import { V2HttpFixture } from "../servers/v2/http.js";
 
@@ -148,4 +149,28 @@ export async function serve(line: Line, kind: "resources" | "paged" | "unanswere
   const build = { resources: buildV2Resources, paged: buildV2Paginated, unanswered: buildV2Unanswered, none: buildV2NoResources }[kind];
   const fixture = await new V2HttpFixture({ build: () => build() as never }).start();
   return { url: fixture.url, close: () => fixture.close(), posts: () => fixture.posts };
+}
+
+/**
+ * The tests' way to start the servers above and connect a toolkit to them, each closed by
+ * `cleanups` after the test: every server by its name, each request with the secret as `X-Api-Key`.
+ */
+export function resourceHarness(cleanups: (() => Promise<void>)[]) {
+  return {
+    async connect(servers: Record<string, URL>, extra: Record<string, unknown> = {}, events: McpEvent[] = []): Promise<McpToolkit> {
+      const toolkit = await McpToolkit.connect({
+        servers: Object.fromEntries(Object.entries(servers).map(([name, url]) => [name, { transport: "http" as const, url: url.href, headers: { "X-Api-Key": SECRET } }])),
+        onEvent: (e) => events.push(e),
+        warnings: "silent",
+        ...extra,
+      });
+      cleanups.push(() => toolkit.close());
+      return toolkit;
+    },
+    async started(line: Line, kind: Parameters<typeof serve>[1]): Promise<URL> {
+      const server = await serve(line, kind);
+      cleanups.push(server.close);
+      return server.url;
+    },
+  };
 }
